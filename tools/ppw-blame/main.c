@@ -1,0 +1,58 @@
+/* ppw-blame: dispatches to one cmd_<name>() per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ppw/static_format.h"
+
+#ifndef PPW_VERSION
+#define PPW_VERSION "unknown"
+#endif
+
+struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    { "static", cmd_static, "print the static blame graphs embedded in a binary" },
+};
+
+static void print_usage(FILE *out)
+{
+    fputs("usage: ppw-blame [--help | --version] <command> [<args>]\n\ncommands:\n", out);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fputs("\nRun 'ppw-blame <command> --help' for a command's options.\n", out);
+}
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return cli_usage_error("no command given (see 'ppw-blame --help')");
+    const char *first = argv[1];
+    if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
+        print_usage(stdout);
+        return cli_finish_output();
+    }
+    if (strcmp(first, "--version") == 0) {
+        printf("ppw-blame %s (static graph format %d.%d)\n", PPW_VERSION, PPW_STATIC_MAJOR,
+               PPW_STATIC_MINOR);
+        return cli_finish_output();
+    }
+    if (first[0] == '-')
+        return cli_usage_error("unknown option '%s' (see 'ppw-blame --help')", first);
+    const struct command *command = find_command(first);
+    if (!command)
+        return cli_usage_error("unknown command '%s' (see 'ppw-blame --help')", first);
+    return command->run(argc - 1, argv + 1);
+}
