@@ -23,9 +23,8 @@
 enum ppw_cc_opt {
     PPW_CC_OPT_HELP,
     PPW_CC_OPT_SHOW,
-    /* Reserved for pass options (GASP's --inst, --inst-functions,
-     * --inst-only=FILE).  When the pass grows them, add rows here and turn
-     * each into `-mllvm -ppw-<name>` arguments in build_argv(). */
+    /* Reserved: pass options (GASP's --inst, --inst-functions,
+     * --inst-only=FILE) get values here and rows in own_opts[]. */
 };
 
 static const struct {
@@ -34,6 +33,8 @@ static const struct {
 } own_opts[] = {
     {"--ppw-help", PPW_CC_OPT_HELP},
     {"--ppw-show", PPW_CC_OPT_SHOW},
+    /* Reserved for pass options, not implemented yet.  Each will become
+     * `-mllvm -ppw-<name>` arguments where main() builds the command. */
 };
 
 /* Any of these means the driver stops before linking (or never starts). */
