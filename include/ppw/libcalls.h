@@ -1,0 +1,134 @@
+/* Blamed parameters of library functions that have no IR (seed 002 §4.1.2:
+ * runtime functions get hand-written blamed-parameter tables).
+ *
+ * The pass applies the table when it builds a caller's blame graph (the
+ * written arguments receive the call's line and the blame of the sources),
+ * and records the effects in the call's bindings; ppw-blame uses the same
+ * table to charge samples taken inside these functions to the caller.
+ *
+ * To extend it, add a row: PPW_LIBCALL(name, written, sources, written_from,
+ * sources_from).  `written` and `sources` are bit masks over the argument
+ * numbers (bit k = argument k, from 0); `written_from` and `sources_from`
+ * name the first variadic argument that is written or read, or -1.  See
+ * docs/libcalls.md. */
+#ifndef PPW_LIBCALLS_H
+#define PPW_LIBCALLS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define PPW_ARG(k) (1u << (k))
+
+#define PPW_LIBCALLS(X)                                                                      \
+    /* memory and strings */                                                               \
+    X(memcpy, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                   \
+    X(memmove, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                  \
+    X(memset, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                   \
+    X(__memcpy_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                             \
+    X(__memmove_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                            \
+    X(__memset_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                             \
+    X(bzero, PPW_ARG(0), PPW_ARG(1), -1, -1)                                                 \
+    X(strcpy, PPW_ARG(0), PPW_ARG(1), -1, -1)                                                \
+    X(strncpy, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                  \
+    X(stpcpy, PPW_ARG(0), PPW_ARG(1), -1, -1)                                                \
+    X(strcat, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                                   \
+    X(strncat, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), -1, -1)                     \
+    X(__strcpy_chk, PPW_ARG(0), PPW_ARG(1), -1, -1)                                          \
+    X(sprintf, PPW_ARG(0), PPW_ARG(1), -1, 2)                                                \
+    X(snprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, 3)                                  \
+    X(vsprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                 \
+    X(vsnprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                   \
+    X(__sprintf_chk, PPW_ARG(0), PPW_ARG(3), -1, 4)                                          \
+    X(__snprintf_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, 5)                            \
+    /* stdio and POSIX reads */                                                            \
+    X(fread, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                       \
+    X(fread_unlocked, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)              \
+    X(__fread_chk, PPW_ARG(0), PPW_ARG(2) | PPW_ARG(3) | PPW_ARG(4), -1, -1)                 \
+    X(fgets, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                    \
+    X(__fgets_chk, PPW_ARG(0), PPW_ARG(2) | PPW_ARG(3), -1, -1)                              \
+    X(getline, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(2), -1, -1)                                  \
+    X(getdelim, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                    \
+    X(scanf, 0, PPW_ARG(0), 1, -1)                                                           \
+    X(fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                             \
+    X(sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                             \
+    X(__isoc99_scanf, 0, PPW_ARG(0), 1, -1)                                                  \
+    X(__isoc99_fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
+    X(__isoc99_sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
+    X(__isoc23_scanf, 0, PPW_ARG(0), 1, -1)                                                  \
+    X(__isoc23_fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
+    X(__isoc23_sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
+    X(read, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                     \
+    X(pread, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                       \
+    X(recv, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                     \
+    /* threads */                                                                          \
+    X(pthread_create, PPW_ARG(0), 0, -1, -1)                                                 \
+    X(pthread_join, PPW_ARG(1), PPW_ARG(0), -1, -1)                                          \
+    /* MPI: receive buffers, collective outputs, requests and statuses */                  \
+    X(MPI_Recv, PPW_ARG(0) | PPW_ARG(6), PPW_ARG(1) | PPW_ARG(3), -1, -1)                    \
+    X(MPI_Irecv, PPW_ARG(0) | PPW_ARG(6), PPW_ARG(1) | PPW_ARG(3), -1, -1)                   \
+    X(MPI_Sendrecv, PPW_ARG(5) | PPW_ARG(11), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(8), -1, -1)  \
+    X(MPI_Sendrecv_replace, PPW_ARG(0) | PPW_ARG(8), PPW_ARG(0) | PPW_ARG(1), -1, -1)        \
+    X(MPI_Bcast, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                                \
+    X(MPI_Ibcast, PPW_ARG(0) | PPW_ARG(5), PPW_ARG(0) | PPW_ARG(1), -1, -1)                  \
+    X(MPI_Reduce, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                               \
+    X(MPI_Allreduce, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                            \
+    X(MPI_Ireduce, PPW_ARG(1) | PPW_ARG(7), PPW_ARG(0) | PPW_ARG(2), -1, -1)                 \
+    X(MPI_Iallreduce, PPW_ARG(1) | PPW_ARG(6), PPW_ARG(0) | PPW_ARG(2), -1, -1)              \
+    X(MPI_Scan, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                 \
+    X(MPI_Exscan, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                               \
+    X(MPI_Reduce_scatter, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                       \
+    X(MPI_Reduce_scatter_block, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                 \
+    X(MPI_Gather, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                               \
+    X(MPI_Gatherv, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                              \
+    X(MPI_Allgather, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                            \
+    X(MPI_Allgatherv, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                           \
+    X(MPI_Scatter, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                              \
+    X(MPI_Scatterv, PPW_ARG(4), PPW_ARG(0) | PPW_ARG(1), -1, -1)                             \
+    X(MPI_Alltoall, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                             \
+    X(MPI_Alltoallv, PPW_ARG(4), PPW_ARG(0) | PPW_ARG(1), -1, -1)                            \
+    X(MPI_Get, PPW_ARG(0), PPW_ARG(3) | PPW_ARG(7), -1, -1)                                  \
+    X(MPI_Wait, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(0), -1, -1)                                 \
+    X(MPI_Waitall, PPW_ARG(1) | PPW_ARG(2), PPW_ARG(1), -1, -1)                              \
+    X(MPI_Waitany, PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), PPW_ARG(1), -1, -1)                 \
+    X(MPI_Test, PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), PPW_ARG(0), -1, -1)                    \
+    X(MPI_Comm_rank, PPW_ARG(1), PPW_ARG(0), -1, -1)                                         \
+    X(MPI_Comm_size, PPW_ARG(1), PPW_ARG(0), -1, -1)
+
+struct ppw_libcall {
+    const char *name;
+    uint32_t written;  /* bit k: argument k is written through */
+    uint32_t sources;  /* bit k: the written data is computed from argument k */
+    int written_from;  /* first variadic argument written through, or -1 */
+    int sources_from;  /* first variadic argument read, or -1 */
+};
+
+#define PPW_LIBCALL_ROW(name, written, sources, written_from, sources_from) \
+    {#name, written, sources, written_from, sources_from},
+
+static const struct ppw_libcall ppw_libcall_table[] = {PPW_LIBCALLS(PPW_LIBCALL_ROW)};
+
+static inline const struct ppw_libcall *ppw_libcall_find(const char *name)
+{
+    if (!name)
+        return 0;
+    for (unsigned i = 0; i < sizeof ppw_libcall_table / sizeof ppw_libcall_table[0]; i++)
+        if (!strcmp(ppw_libcall_table[i].name, name))
+            return &ppw_libcall_table[i];
+    return 0;
+}
+
+static inline int ppw_libcall_writes(const struct ppw_libcall *call, unsigned arg)
+{
+    if (arg < 32 && (call->written & (1u << arg)))
+        return 1;
+    return call->written_from >= 0 && arg >= (unsigned)call->written_from;
+}
+
+static inline int ppw_libcall_reads(const struct ppw_libcall *call, unsigned arg)
+{
+    if (arg < 32 && (call->sources & (1u << arg)))
+        return 1;
+    return call->sources_from >= 0 && arg >= (unsigned)call->sources_from;
+}
+
+#endif

@@ -1,0 +1,70 @@
+/* One function's blame graph (seed 002, Chapter 3 and §4.1.2): for each
+ * source variable, the source locations whose cost it is blamed for, its
+ * exit status, its fields, and how its call sites bind caller variables to
+ * callee parameters.  The results are plain data for export.c. */
+#ifndef PPW_PASS_BLAMEGRAPH_H
+#define PPW_PASS_BLAMEGRAPH_H
+
+#include "dbgvar.h"
+#include "support.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <stddef.h>
+
+struct ppw_loc {
+    const char *file; /* NULL: the function's own file */
+    unsigned line, col;
+};
+
+struct ppw_result_var {
+    const char *name;
+    unsigned kind; /* enum ppw_var_kind */
+    const char *type;
+    const char *decl_file;
+    unsigned decl_line;
+    int parent;      /* index into vars, -1 */
+    int param_index; /* IR parameter number, -1 */
+    unsigned flags;  /* enum ppw_var_flag */
+    const char *key;
+    struct ppw_loc *inclusive, *exclusive;
+    size_t inclusive_count, exclusive_count;
+};
+
+struct ppw_result_binding {
+    int var;         /* index into vars, -1 */
+    int formal;      /* callee parameter number, -1 for the return value */
+    unsigned mode;   /* enum ppw_bind_mode */
+    const char *callee_path;
+};
+
+struct ppw_result_call {
+    unsigned line, col;
+    const char *callee;
+    unsigned kind; /* enum ppw_call_kind */
+    struct ppw_result_binding *bindings;
+    size_t binding_count;
+};
+
+struct ppw_result_func {
+    const char *name, *linkage_name, *file;
+    unsigned line, flags;
+    const char *parent;
+    struct ppw_result_var *vars;
+    size_t var_count;
+    struct ppw_result_call *calls;
+    size_t call_count;
+};
+
+struct ppw_blamegraph_context {
+    struct ppw_arena *arena; /* strings in the results live here */
+    struct ppw_dbgvar_types *types;
+    LLVMTargetDataRef layout;
+};
+
+/* Analyses a defined function that has a DISubprogram. */
+void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMValueRef function,
+                            struct ppw_result_func *out);
+void ppw_blamegraph_free_result(struct ppw_result_func *result);
+
+#endif

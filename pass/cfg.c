@@ -1,0 +1,180 @@
+#include "cfg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int ppw_cfg_index(const struct ppw_cfg *cfg, LLVMBasicBlockRef block)
+{
+    return ppw_ptrmap_get(&cfg->block_index, block, -1);
+}
+
+static void collect_blocks(struct ppw_cfg *cfg, LLVMValueRef function)
+{
+    cfg->block_count = LLVMCountBasicBlocks(function);
+    cfg->blocks = ppw_xcalloc(cfg->block_count, sizeof *cfg->blocks);
+    LLVMGetBasicBlocks(function, cfg->blocks);
+    for (size_t i = 0; i < cfg->block_count; i++)
+        ppw_ptrmap_put(&cfg->block_index, cfg->blocks[i], (int)i);
+    cfg->successors = ppw_xcalloc(cfg->block_count + 1, sizeof *cfg->successors);
+    for (size_t i = 0; i < cfg->block_count; i++) {
+        LLVMValueRef terminator = LLVMGetBasicBlockTerminator(cfg->blocks[i]);
+        unsigned count = terminator ? LLVMGetNumSuccessors(terminator) : 0;
+        for (unsigned s = 0; s < count; s++) {
+            int target = ppw_cfg_index(cfg, LLVMGetSuccessor(terminator, s));
+            if (target >= 0)
+                ppw_intvec_add_unique(&cfg->successors[i], target);
+        }
+    }
+}
+
+/* Reverse CFG: the exit node (index n) leads to every exit block, and each
+ * block leads to its CFG predecessors. */
+struct reverse_cfg {
+    struct ppw_intvec *next; /* n + 1 entries */
+    int *postorder_number;
+    int *order;              /* reverse postorder */
+    size_t order_count;
+};
+
+static void depth_first(struct reverse_cfg *reverse, size_t node_count, int start, int *visited,
+                        int *counter)
+{
+    /* Iterative: functions with thousands of blocks must not overflow the stack. */
+    int *stack = ppw_xcalloc(node_count + 1, sizeof *stack);
+    size_t *position = ppw_xcalloc(node_count + 1, sizeof *position);
+    size_t depth = 0;
+    stack[depth++] = start;
+    visited[start] = 1;
+    while (depth) {
+        int node = stack[depth - 1];
+        if (position[node] < reverse->next[node].count) {
+            int next = reverse->next[node].items[position[node]++];
+            if (!visited[next]) {
+                visited[next] = 1;
+                stack[depth++] = next;
+            }
+        } else {
+            reverse->postorder_number[node] = (*counter)++;
+            reverse->order[reverse->order_count++] = node;
+            depth--;
+        }
+    }
+    free(stack);
+    free(position);
+}
+
+static int intersect(const int *idom, const int *number, int a, int b)
+{
+    while (a != b) {
+        while (number[a] < number[b])
+            a = idom[a];
+        while (number[b] < number[a])
+            b = idom[b];
+    }
+    return a;
+}
+
+static void compute_post_dominators(struct ppw_cfg *cfg)
+{
+    size_t n = cfg->block_count, exit = n;
+    struct reverse_cfg reverse = {0};
+    reverse.next = ppw_xcalloc(n + 1, sizeof *reverse.next);
+    reverse.postorder_number = ppw_xcalloc(n + 1, sizeof *reverse.postorder_number);
+    reverse.order = ppw_xcalloc(n + 1, sizeof *reverse.order);
+    struct ppw_intvec *reverse_preds = ppw_xcalloc(n + 1, sizeof *reverse_preds);
+    for (size_t b = 0; b < n; b++) {
+        if (!cfg->successors[b].count)
+            ppw_intvec_push(&reverse.next[exit], (int)b);
+        for (size_t s = 0; s < cfg->successors[b].count; s++)
+            ppw_intvec_push(&reverse.next[cfg->successors[b].items[s]], (int)b);
+    }
+    int *visited = ppw_xcalloc(n + 1, sizeof *visited);
+    int counter = 0;
+    depth_first(&reverse, n + 1, (int)exit, visited, &counter);
+    /* Blocks that never reach an exit: make each unreached one an exit. */
+    for (size_t b = 0; b < n; b++)
+        if (!visited[b]) {
+            ppw_intvec_push(&reverse.next[exit], (int)b);
+            reverse.order_count = 0;
+            counter = 0;
+            memset(visited, 0, (n + 1) * sizeof *visited);
+            depth_first(&reverse, n + 1, (int)exit, visited, &counter);
+        }
+    for (size_t node = 0; node <= n; node++)
+        for (size_t i = 0; i < reverse.next[node].count; i++)
+            ppw_intvec_push(&reverse_preds[reverse.next[node].items[i]], (int)node);
+    int *idom = cfg->post_dominator;
+    for (size_t i = 0; i <= n; i++)
+        idom[i] = -1;
+    idom[exit] = (int)exit;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t k = reverse.order_count; k-- > 0;) { /* reverse postorder */
+            int node = reverse.order[k];
+            if ((size_t)node == exit)
+                continue;
+            int chosen = -1;
+            for (size_t p = 0; p < reverse_preds[node].count; p++) {
+                int pred = reverse_preds[node].items[p];
+                if (idom[pred] < 0)
+                    continue;
+                chosen = chosen < 0 ? pred
+                                    : intersect(idom, reverse.postorder_number, pred, chosen);
+            }
+            if (chosen >= 0 && idom[node] != chosen) {
+                idom[node] = chosen;
+                changed = 1;
+            }
+        }
+    }
+    for (size_t node = 0; node <= n; node++) {
+        ppw_intvec_free(&reverse.next[node]);
+        ppw_intvec_free(&reverse_preds[node]);
+    }
+    free(reverse.next);
+    free(reverse_preds);
+    free(reverse.postorder_number);
+    free(reverse.order);
+    free(visited);
+}
+
+void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
+{
+    memset(cfg, 0, sizeof *cfg);
+    collect_blocks(cfg, function);
+    size_t n = cfg->block_count;
+    cfg->post_dominator = ppw_xcalloc(n + 1, sizeof *cfg->post_dominator);
+    cfg->controllers = ppw_xcalloc(n + 1, sizeof *cfg->controllers);
+    compute_post_dominators(cfg);
+    /* B is control dependent on A when A has an edge to S, B post-dominates
+     * S, and B does not strictly post-dominate A. */
+    for (size_t a = 0; a < n; a++) {
+        if (cfg->successors[a].count < 2)
+            continue;
+        for (size_t s = 0; s < cfg->successors[a].count; s++) {
+            int runner = cfg->successors[a].items[s];
+            for (size_t steps = 0; runner >= 0 && (size_t)runner != n &&
+                                   runner != cfg->post_dominator[a] && steps <= n;
+                 steps++) {
+                ppw_intvec_add_unique(&cfg->controllers[runner], (int)a);
+                runner = cfg->post_dominator[runner];
+            }
+        }
+    }
+}
+
+void ppw_cfg_free(struct ppw_cfg *cfg)
+{
+    for (size_t i = 0; i <= cfg->block_count; i++) {
+        if (cfg->successors)
+            ppw_intvec_free(&cfg->successors[i]);
+        if (cfg->controllers)
+            ppw_intvec_free(&cfg->controllers[i]);
+    }
+    free(cfg->successors);
+    free(cfg->controllers);
+    free(cfg->post_dominator);
+    free(cfg->blocks);
+    ppw_ptrmap_free(&cfg->block_index);
+    memset(cfg, 0, sizeof *cfg);
+}

@@ -1,0 +1,127 @@
+/* Per module: analyse every defined function that has debug info, then
+ * embed the graphs.  The pass changes no instruction: it only appends
+ * module-level assembly, so the program computes exactly what it did. */
+#include "blamegraph.h"
+#include "dbgvar.h"
+#include "export.h"
+#include "llvm_shim.h"
+
+#include <llvm-c/Target.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int should_analyse(LLVMValueRef function, unsigned *skipped)
+{
+    if (LLVMIsDeclaration(function))
+        return 0;
+    /* available_externally bodies are emitted by another unit. */
+    if (LLVMGetLinkage(function) == LLVMAvailableExternallyLinkage)
+        return 0;
+    if (!LLVMGetSubprogram(function)) {
+        (*skipped)++;
+        return 0;
+    }
+    return 1;
+}
+
+static size_t collect_globals(LLVMModuleRef module, struct ppw_arena *arena,
+                              struct ppw_result_global **out)
+{
+    size_t count = 0, capacity = 0;
+    *out = NULL;
+    for (LLVMValueRef global = LLVMGetFirstGlobal(module); global;
+         global = LLVMGetNextGlobal(global)) {
+        LLVMMetadataRef variable = ppw_global_di_variable(global);
+        if (!variable || LLVMIsDeclaration(global))
+            continue;
+        if (count == capacity) {
+            capacity = capacity ? capacity * 2 : 16;
+            *out = ppw_xrealloc(*out, capacity, sizeof **out);
+        }
+        size_t length = 0;
+        const char *symbol = LLVMGetValueName2(global, &length);
+        struct ppw_result_global *record = &(*out)[count++];
+        record->name = ppw_di_name(variable);
+        record->key = ppw_di_global_is_local_to_unit(variable)
+                          ? ppw_arena_printf(arena, "%s:%s", ppw_di_file(variable), symbol)
+                          : symbol;
+        record->type = ppw_dbgvar_type_name(arena, ppw_di_variable_type(variable));
+        record->file = ppw_di_file(variable);
+        record->line = ppw_di_line(variable);
+    }
+    return count;
+}
+
+static const char *unit_directory(LLVMModuleRef module)
+{
+    for (LLVMValueRef function = LLVMGetFirstFunction(module); function;
+         function = LLVMGetNextFunction(function)) {
+        LLVMMetadataRef subprogram = LLVMGetSubprogram(function);
+        if (!subprogram)
+            continue;
+        unsigned length = 0;
+        const char *directory = LLVMDIFileGetDirectory(LLVMDIScopeGetFile(subprogram), &length);
+        return directory ? directory : "";
+    }
+    return "";
+}
+
+void ppw_driver_run_module(LLVMModuleRef module, const struct ppw_pass_opts *opts)
+{
+    /* LLVM-C 19 cannot iterate debug records; the intrinsic form it can. */
+    LLVMBool had_records = LLVMIsNewDbgInfoFormat(module);
+    if (had_records)
+        LLVMSetIsNewDbgInfoFormat(module, 0);
+
+    struct ppw_arena arena = {0};
+    struct ppw_dbgvar_types types = {0};
+    struct ppw_blamegraph_context context = {&arena, &types, LLVMGetModuleDataLayout(module)};
+    size_t capacity = 0, count = 0;
+    unsigned skipped = 0;
+    struct ppw_result_func *functions = NULL;
+    for (LLVMValueRef function = LLVMGetFirstFunction(module); function;
+         function = LLVMGetNextFunction(function)) {
+        if (!should_analyse(function, &skipped))
+            continue;
+        if (count == capacity) {
+            capacity = capacity ? capacity * 2 : 16;
+            functions = ppw_xrealloc(functions, capacity, sizeof *functions);
+        }
+        ppw_blamegraph_analyse(&context, function, &functions[count++]);
+    }
+
+    size_t length = 0;
+    const char *source = LLVMGetSourceFileName(module, &length);
+    if (skipped)
+        fprintf(stderr,
+                "ppw: warning: %s: %u function%s without debug info not analysed "
+                "(compile with -g)\n",
+                source, skipped, skipped == 1 ? "" : "s");
+
+    struct ppw_result_global *globals = NULL;
+    struct ppw_export_unit unit = {0};
+    unit.source = source;
+    unit.comp_dir = unit_directory(module);
+    unit.producer = "ppw 0.1.0, LLVM 19";
+    unit.analysed = (unsigned)count;
+    unit.skipped_without_debug_info = skipped;
+    unit.functions = functions;
+    unit.function_count = count;
+    unit.global_count = collect_globals(module, &arena, &globals);
+    unit.globals = globals;
+    if (!opts->no_export && (count || unit.global_count))
+        ppw_export_unit(module, &unit);
+    if (opts->verbose)
+        fprintf(stderr, "ppw: %s: %zu functions analysed, %zu globals\n", source, count,
+                unit.global_count);
+
+    for (size_t i = 0; i < count; i++)
+        ppw_blamegraph_free_result(&functions[i]);
+    free(functions);
+    free(globals);
+    ppw_dbgvar_types_free(&types);
+    ppw_arena_free(&arena);
+    if (had_records)
+        LLVMSetIsNewDbgInfoFormat(module, 1);
+}

@@ -1,0 +1,492 @@
+#include "memory.h"
+
+#include "llvm_shim.h"
+
+#include <ppw/static_format.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Field paths deeper than this fold into their ancestor, which also bounds
+ * recursive structures (list->next->next...). */
+enum { MAX_NODE_DEPTH = 8, MAX_SOLVE_ROUNDS = 12 };
+
+void ppw_memory_init(struct ppw_memory *memory, struct ppw_arena *arena,
+                     struct ppw_dbgvar_types *types, LLVMTargetDataRef layout)
+{
+    memset(memory, 0, sizeof *memory);
+    memory->arena = arena;
+    memory->types = types;
+    memory->layout = layout;
+}
+
+static void clear_memo(struct ppw_memory *memory)
+{
+    for (size_t i = 0; i < memory->memo_count; i++)
+        ppw_intvec_free(&memory->memo_sets[i]);
+    memory->memo_count = 0;
+    ppw_ptrmap_free(&memory->memo);
+    free(memory->memo_sets);
+    free(memory->memo_rounds);
+    memory->memo_sets = NULL;
+    memory->memo_rounds = NULL;
+    memory->memo_capacity = 0;
+}
+
+void ppw_memory_free(struct ppw_memory *memory)
+{
+    for (size_t i = 0; i < memory->node_count; i++) {
+        ppw_intvec_free(&memory->nodes[i].children);
+        ppw_intvec_free(&memory->nodes[i].contents);
+        ppw_intvec_free(&memory->nodes[i].write_locs);
+    }
+    free(memory->nodes);
+    clear_memo(memory);
+    ppw_ptrmap_free(&memory->storage_node);
+    ppw_ptrmap_free(&memory->argument_node);
+    ppw_ptrmap_free(&memory->variable_node);
+    memset(memory, 0, sizeof *memory);
+}
+
+int ppw_memory_new_node(struct ppw_memory *memory)
+{
+    if (memory->node_count == memory->node_capacity) {
+        memory->node_capacity = memory->node_capacity ? memory->node_capacity * 2 : 64;
+        memory->nodes =
+            ppw_xrealloc(memory->nodes, memory->node_capacity, sizeof *memory->nodes);
+    }
+    struct ppw_node *node = &memory->nodes[memory->node_count];
+    memset(node, 0, sizeof *node);
+    node->parent = node->pte_of = node->pte = -1;
+    node->param_index = -1;
+    node->vertex = -1;
+    node->export_id = -1;
+    return (int)memory->node_count++;
+}
+
+static const char *global_key(struct ppw_memory *memory, LLVMValueRef global,
+                              LLVMMetadataRef variable)
+{
+    size_t length = 0;
+    const char *symbol = LLVMGetValueName2(global, &length);
+    /* Statics of different units may share a name: qualify them by file. */
+    if (ppw_di_global_is_local_to_unit(variable))
+        return ppw_arena_printf(memory->arena, "%s:%s", ppw_di_file(variable), symbol);
+    return ppw_arena_strdup(memory->arena, symbol);
+}
+
+static void name_global(struct ppw_memory *memory, int id, LLVMValueRef global)
+{
+    LLVMMetadataRef variable = ppw_global_di_variable(global);
+    if (!variable)
+        return; /* string literals, OpenMP idents: hidden */
+    struct ppw_node *node = &memory->nodes[id];
+    node->var_name = ppw_di_name(variable);
+    node->kind = ppw_di_global_function_scope(variable) ? PPW_VAR_STATIC : PPW_VAR_GLOBAL;
+    node->type = ppw_di_variable_type(variable);
+    node->decl_file = ppw_di_file(variable);
+    node->decl_line = ppw_di_line(variable);
+    node->flags |= PPW_VAR_EXIT_GLOBAL;
+    node->key = global_key(memory, global, variable);
+    ppw_dbgvar_types_add(memory->types, node->type);
+}
+
+int ppw_memory_storage(struct ppw_memory *memory, LLVMValueRef storage)
+{
+    int id = ppw_ptrmap_get(&memory->storage_node, storage, -1);
+    if (id >= 0)
+        return id;
+    id = ppw_memory_new_node(memory);
+    ppw_ptrmap_put(&memory->storage_node, storage, id);
+    if (LLVMIsAGlobalVariable(storage))
+        name_global(memory, id, storage);
+    else if (LLVMIsAArgument(storage))
+        memory->nodes[id].is_param_root = 1;
+    return id;
+}
+
+int ppw_memory_pointee(struct ppw_memory *memory, int node)
+{
+    if (memory->nodes[node].pte >= 0)
+        return memory->nodes[node].pte;
+    if (memory->nodes[node].depth >= MAX_NODE_DEPTH)
+        return node;
+    int id = ppw_memory_new_node(memory);
+    struct ppw_node *pointee = &memory->nodes[id];
+    const struct ppw_node *pointer = &memory->nodes[node];
+    pointee->pte_of = node;
+    pointee->depth = pointer->depth + 1;
+    pointee->type = ppw_dbgvar_pointee(pointer->type);
+    memory->nodes[node].pte = id;
+    return id;
+}
+
+/* An ancestor reached by the same field of the same type stands for the
+ * whole recursive chain. */
+static int recursive_ancestor(const struct ppw_memory *memory, int node, const char *step,
+                              LLVMMetadataRef type)
+{
+    for (int at = node; at >= 0;) {
+        const struct ppw_node *current = &memory->nodes[at];
+        if (current->step && !strcmp(current->step, step) && current->type == type)
+            return at;
+        at = current->parent >= 0 ? current->parent : current->pte_of;
+    }
+    return -1;
+}
+
+int ppw_memory_field(struct ppw_memory *memory, int node, const char *step, int indexed,
+                     LLVMMetadataRef type)
+{
+    const struct ppw_intvec *children = &memory->nodes[node].children;
+    for (size_t i = 0; i < children->count; i++) {
+        int child = children->items[i];
+        if (!strcmp(memory->nodes[child].step, step))
+            return child;
+    }
+    int ancestor = recursive_ancestor(memory, node, step, type);
+    if (ancestor >= 0)
+        return ancestor;
+    if (memory->nodes[node].depth >= MAX_NODE_DEPTH)
+        return node;
+    int id = ppw_memory_new_node(memory);
+    struct ppw_node *field = &memory->nodes[id];
+    field->parent = node;
+    field->step = ppw_arena_strdup(memory->arena, step);
+    field->indexed_step = indexed;
+    field->type = type;
+    field->depth = memory->nodes[node].depth + 1;
+    field->kind = PPW_VAR_FIELD;
+    ppw_intvec_push(&memory->nodes[node].children, id);
+    return id;
+}
+
+int ppw_memory_is_null(LLVMValueRef value)
+{
+    return LLVMIsAConstantPointerNull(value) || LLVMIsUndef(value) || LLVMIsPoison(value);
+}
+
+static int is_constant_zero(LLVMValueRef value)
+{
+    return LLVMIsAConstantInt(value) && LLVMConstIntGetZExtValue(value) == 0;
+}
+
+/* The field of `type` (debug type of the memory) at byte `offset`; falls
+ * back on the IR struct's name when the debug type says nothing (void *). */
+static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetadataRef type,
+                    LLVMTypeRef ir_struct, uint64_t offset, LLVMMetadataRef *member_type)
+{
+    const char *name = NULL;
+    uint64_t member_offset = 0;
+    if (!ppw_dbgvar_member_at(type, offset, &name, member_type, &member_offset) && ir_struct &&
+        LLVMGetTypeKind(ir_struct) == LLVMStructTypeKind && LLVMGetStructName(ir_struct)) {
+        LLVMMetadataRef named = ppw_dbgvar_types_find(memory->types, LLVMGetStructName(ir_struct));
+        if (!ppw_dbgvar_member_at(named, offset, &name, member_type, &member_offset))
+            name = NULL;
+    }
+    if (!name) {
+        *member_type = NULL;
+        name = ppw_arena_printf(memory->arena, "+%llu", (unsigned long long)offset);
+    }
+    return ppw_memory_field(memory, node, name, indexed, *member_type);
+}
+
+/* Applies the GEP's indices to one target. */
+static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
+{
+    int node = target / 2, indexed = target % 2;
+    unsigned operand_count = (unsigned)LLVMGetNumOperands(gep);
+    if (operand_count < 2)
+        return target;
+    LLVMTypeRef ir_type = LLVMGetGEPSourceElementType(gep);
+    LLVMMetadataRef type = memory->nodes[node].type;
+    LLVMValueRef first = LLVMGetOperand(gep, 1);
+    int byte_addressed = LLVMGetTypeKind(ir_type) == LLVMIntegerTypeKind &&
+                         LLVMGetIntTypeWidth(ir_type) == 8;
+    if (byte_addressed && LLVMIsAConstantInt(first) && !is_constant_zero(first)) {
+        LLVMMetadataRef member_type = NULL;
+        uint64_t offset = LLVMConstIntGetZExtValue(first);
+        LLVMMetadataRef element = ppw_dbgvar_element(type);
+        const char *name = NULL;
+        uint64_t member_offset = 0;
+        if (ppw_dbgvar_member_at(element, offset, &name, &member_type, &member_offset))
+            return field_at(memory, node, indexed, element, NULL, offset, &member_type) * 2;
+        return node * 2 + 1;
+    }
+    if (!is_constant_zero(first))
+        indexed = 1;
+    for (unsigned i = 2; i < operand_count; i++) {
+        LLVMValueRef index = LLVMGetOperand(gep, i);
+        LLVMTypeKind kind = LLVMGetTypeKind(ir_type);
+        if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index)) {
+            unsigned field = (unsigned)LLVMConstIntGetZExtValue(index);
+            if (field >= LLVMCountStructElementTypes(ir_type))
+                return node * 2 + indexed;
+            uint64_t offset = memory->layout ? LLVMOffsetOfElement(memory->layout, ir_type, field) : 0;
+            LLVMMetadataRef member_type = NULL;
+            node = field_at(memory, node, indexed, ppw_dbgvar_element(type), ir_type, offset,
+                            &member_type);
+            type = member_type;
+            indexed = 0;
+            ir_type = LLVMStructGetTypeAtIndex(ir_type, field);
+        } else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind) {
+            indexed = 1;
+            if (ppw_dbgvar_is_array(type))
+                type = ppw_dbgvar_element(type);
+            ir_type = LLVMGetElementType(ir_type);
+        } else {
+            return node * 2 + 1;
+        }
+    }
+    return node * 2 + indexed;
+}
+
+static void add_all(struct ppw_intvec *into, const struct ppw_intvec *from)
+{
+    if (!from)
+        return;
+    for (size_t i = 0; i < from->count; i++)
+        ppw_intvec_add_unique(into, from->items[i]);
+}
+
+void ppw_memory_load_targets(struct ppw_memory *memory, const struct ppw_intvec *from,
+                             struct ppw_intvec *out)
+{
+    if (!from)
+        return;
+    for (size_t i = 0; i < from->count; i++) {
+        int node = from->items[i] / 2;
+        add_all(out, &memory->nodes[node].contents);
+        int unknown = memory->nodes[node].stores_unknown || !memory->nodes[node].contents.count;
+        if (unknown && memory->pointee_when_unknown)
+            ppw_intvec_add_unique(out, ppw_memory_pointee(memory, node) * 2);
+    }
+}
+
+static LLVMOpcode value_opcode(LLVMValueRef value)
+{
+    if (LLVMIsAInstruction(value))
+        return LLVMGetInstructionOpcode(value);
+    if (LLVMIsAConstantExpr(value))
+        return LLVMGetConstOpcode(value);
+    return (LLVMOpcode)0;
+}
+
+static void argument_targets(struct ppw_memory *memory, LLVMValueRef argument,
+                             struct ppw_intvec *out)
+{
+    int storage = ppw_ptrmap_get(&memory->storage_node, argument, -1);
+    if (storage >= 0) { /* byval: the argument is the variable's storage */
+        ppw_intvec_add_unique(out, storage * 2);
+        return;
+    }
+    int param = ppw_ptrmap_get(&memory->argument_node, argument, -1);
+    if (param < 0) {
+        param = ppw_memory_new_node(memory);
+        memory->nodes[param].is_param_root = 1;
+        ppw_ptrmap_put(&memory->argument_node, argument, param);
+    }
+    ppw_intvec_add_unique(out, ppw_memory_pointee(memory, param) * 2);
+}
+
+static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struct ppw_intvec *out)
+{
+    if (LLVMIsAAllocaInst(value) || LLVMIsAGlobalVariable(value)) {
+        ppw_intvec_add_unique(out, ppw_memory_storage(memory, value) * 2);
+        return;
+    }
+    if (LLVMIsAArgument(value)) {
+        argument_targets(memory, value, out);
+        return;
+    }
+    switch (value_opcode(value)) {
+    case LLVMGetElementPtr: {
+        const struct ppw_intvec *base = ppw_memory_targets(memory, LLVMGetOperand(value, 0));
+        struct ppw_intvec copy = {0};
+        add_all(&copy, base); /* apply_gep may grow the memo and move `base` */
+        for (size_t i = 0; i < copy.count; i++)
+            ppw_intvec_add_unique(out, apply_gep(memory, copy.items[i], value));
+        ppw_intvec_free(&copy);
+        return;
+    }
+    case LLVMBitCast:
+    case LLVMAddrSpaceCast:
+        add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 0)));
+        return;
+    case LLVMPHI: {
+        unsigned count = LLVMCountIncoming(value);
+        for (unsigned i = 0; i < count; i++)
+            add_all(out, ppw_memory_targets(memory, LLVMGetIncomingValue(value, i)));
+        return;
+    }
+    case LLVMSelect:
+        add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 1)));
+        add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 2)));
+        return;
+    case LLVMLoad: {
+        struct ppw_intvec from = {0};
+        add_all(&from, ppw_memory_targets(memory, LLVMGetOperand(value, 0)));
+        ppw_memory_load_targets(memory, &from, out);
+        ppw_intvec_free(&from);
+        return;
+    }
+    default:
+        return; /* calls, inttoptr: unknown */
+    }
+}
+
+static int memo_new_slot(struct ppw_memory *memory, LLVMValueRef value)
+{
+    if (memory->memo_count == memory->memo_capacity) {
+        memory->memo_capacity = memory->memo_capacity ? memory->memo_capacity * 2 : 256;
+        memory->memo_sets =
+            ppw_xrealloc(memory->memo_sets, memory->memo_capacity, sizeof *memory->memo_sets);
+        memory->memo_rounds =
+            ppw_xrealloc(memory->memo_rounds, memory->memo_capacity, sizeof *memory->memo_rounds);
+    }
+    size_t slot = memory->memo_count++;
+    memset(&memory->memo_sets[slot], 0, sizeof memory->memo_sets[slot]);
+    memory->memo_rounds[slot] = -1;
+    ppw_ptrmap_put(&memory->memo, value, (int)slot + 1);
+    return (int)slot;
+}
+
+const struct ppw_intvec *ppw_memory_targets(struct ppw_memory *memory, LLVMValueRef pointer)
+{
+    if (!pointer || ppw_memory_is_null(pointer))
+        return NULL;
+    int slot = ppw_ptrmap_get(&memory->memo, pointer, 0) - 1;
+    if (slot < 0)
+        slot = memo_new_slot(memory, pointer);
+    if (memory->memo_rounds[slot] == memory->round ||
+        (memory->frozen && memory->memo_rounds[slot] >= 0))
+        return &memory->memo_sets[slot];
+    /* Sets only grow from round to round; a phi cycle reached again within
+     * this round sees the previous round's answer, and the next round
+     * completes it. */
+    memory->memo_rounds[slot] = memory->round;
+    struct ppw_intvec result = {0};
+    compute_targets(memory, pointer, &result);
+    for (size_t i = 0; i < result.count; i++)
+        memory->memo_grew |= ppw_intvec_add_unique(&memory->memo_sets[slot], result.items[i]);
+    ppw_intvec_free(&result);
+    return &memory->memo_sets[slot];
+}
+
+static int is_pointer(LLVMValueRef value)
+{
+    return LLVMGetTypeKind(LLVMTypeOf(value)) == LLVMPointerTypeKind;
+}
+
+static int record_store(struct ppw_memory *memory, LLVMValueRef stored, LLVMValueRef address)
+{
+    if (!is_pointer(stored) || ppw_memory_is_null(stored) || LLVMIsAFunction(stored))
+        return 0;
+    struct ppw_intvec into = {0}, values = {0};
+    add_all(&into, ppw_memory_targets(memory, address));
+    add_all(&values, ppw_memory_targets(memory, stored));
+    int changed = 0;
+    for (size_t i = 0; i < into.count; i++) {
+        struct ppw_node *node = &memory->nodes[into.items[i] / 2];
+        for (size_t j = 0; j < values.count; j++)
+            changed |= ppw_intvec_add_unique(&node->contents, values.items[j]);
+        if (!values.count && !node->stores_unknown) {
+            node->stores_unknown = 1;
+            changed = 1;
+        }
+    }
+    ppw_intvec_free(&into);
+    ppw_intvec_free(&values);
+    return changed;
+}
+
+/* memcpy of a struct holding pointers copies what they point to. */
+static int record_copy(struct ppw_memory *memory, LLVMValueRef destination, LLVMValueRef source)
+{
+    struct ppw_intvec into = {0}, from = {0}, values = {0};
+    add_all(&into, ppw_memory_targets(memory, destination));
+    add_all(&from, ppw_memory_targets(memory, source));
+    for (size_t i = 0; i < from.count; i++)
+        add_all(&values, &memory->nodes[from.items[i] / 2].contents);
+    int changed = 0;
+    for (size_t i = 0; i < into.count; i++)
+        for (size_t j = 0; j < values.count; j++)
+            changed |= ppw_intvec_add_unique(&memory->nodes[into.items[i] / 2].contents,
+                                             values.items[j]);
+    ppw_intvec_free(&into);
+    ppw_intvec_free(&from);
+    ppw_intvec_free(&values);
+    return changed;
+}
+
+static int is_memcpy_like(LLVMValueRef call)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    if (!callee || !LLVMIsAFunction(callee) || !LLVMGetIntrinsicID(callee))
+        return 0;
+    size_t length = 0;
+    const char *name = LLVMGetValueName2(callee, &length);
+    return !strncmp(name, "llvm.memcpy", 11) || !strncmp(name, "llvm.memmove", 12);
+}
+
+static int solve_round(struct ppw_memory *memory, LLVMValueRef function)
+{
+    int changed = 0;
+    memory->round++;
+    memory->memo_grew = 0;
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(function); block;
+         block = LLVMGetNextBasicBlock(block))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst;
+             inst = LLVMGetNextInstruction(inst)) {
+            LLVMOpcode opcode = LLVMGetInstructionOpcode(inst);
+            if (opcode == LLVMStore)
+                changed |= record_store(memory, LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1));
+            else if (opcode == LLVMCall && is_memcpy_like(inst))
+                changed |= record_copy(memory, LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1));
+        }
+    return changed || memory->memo_grew;
+}
+
+void ppw_memory_solve(struct ppw_memory *memory, LLVMValueRef function)
+{
+    /* Phase one follows only real stores; phase two lets memory nothing
+     * known was stored into stand for its own pointee. */
+    for (int phase = 0; phase < 2; phase++) {
+        memory->pointee_when_unknown = phase;
+        for (int round = 0; round < MAX_SOLVE_ROUNDS; round++)
+            if (!solve_round(memory, function))
+                break;
+    }
+    /* One more round with no change leaves every memoized set final; the
+     * graph builder then reads them without recomputing. */
+    memory->frozen = 1;
+}
+
+int ppw_memory_named_root(const struct ppw_memory *memory, int node)
+{
+    for (int at = node; at >= 0;) {
+        const struct ppw_node *current = &memory->nodes[at];
+        if (current->var_name)
+            return at;
+        at = current->parent >= 0 ? current->parent : current->pte_of;
+    }
+    return -1;
+}
+
+const char *ppw_memory_display_name(struct ppw_memory *memory, int node)
+{
+    struct ppw_node *current = &memory->nodes[node];
+    if (current->var_name)
+        return current->var_name;
+    if (current->pte_of >= 0)
+        return ppw_memory_display_name(memory, current->pte_of);
+    if (current->parent < 0)
+        return NULL;
+    const char *parent = ppw_memory_display_name(memory, current->parent);
+    if (!parent)
+        return NULL;
+    int through_pointer = memory->nodes[current->parent].pte_of >= 0 &&
+                          !memory->nodes[current->parent].var_name;
+    return ppw_arena_printf(memory->arena, "%s%s%s%s", parent, current->indexed_step ? "[]" : "",
+                            through_pointer && !current->indexed_step ? "->" : ".",
+                            current->step);
+}
