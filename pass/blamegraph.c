@@ -352,6 +352,10 @@ static void discover_debug_record(struct graph *graph, LLVMValueRef call, const 
     int through_pointer = !is_assign && ppw_dbg_expr_derefs(call);
     if (!storage)
         return;
+    /* Assignment tracking also links each store to its variable, with the
+     * store's address (a field of it); the record at the alloca names it. */
+    if (is_assign && !LLVMIsAAllocaInst(storage) && !LLVMIsAArgument(storage))
+        return;
     if (!through_pointer && (LLVMIsAAllocaInst(storage) || LLVMIsAArgument(storage)))
         name_node(graph, ppw_memory_storage(&graph->memory, storage), variable);
     else
@@ -407,8 +411,14 @@ static void resolve_deferred_names(struct graph *graph)
         const struct deferred_name *deferred = &graph->deferred[i];
         struct ppw_intvec targets = {0};
         const struct ppw_intvec *direct = ppw_memory_targets(&graph->memory, deferred->storage);
-        if (deferred->through_pointer)
-            ppw_memory_load_targets(&graph->memory, direct, &targets);
+        if (deferred->through_pointer) {
+            struct ppw_intvec slots = {0};
+            for (size_t t = 0; direct && t < direct->count; t++)
+                ppw_intvec_add_unique(
+                    &slots, ppw_memory_first_member(&graph->memory, direct->items[t] / 2) * 2);
+            ppw_memory_load_targets(&graph->memory, &slots, &targets);
+            ppw_intvec_free(&slots);
+        }
         else if (direct)
             for (size_t t = 0; t < direct->count; t++)
                 ppw_intvec_push(&targets, direct->items[t]);
@@ -774,9 +784,34 @@ static void bind_spawn(struct graph *graph, struct call_site *site)
 /* __kmpc_omp_task_alloc: the parent stores pointers to the shared
  * variables into a captured struct and copies it into the task's shareds.
  * The task body declares each shared under its own name, so the binding
- * names it (callee_path) on the task entry's task parameter (1). */
-static void bind_task(struct graph *graph, struct call_site *site)
+ * names it (callee_path) on the body's shareds parameter. */
+/* The task entry unpacks the task and calls the task body, the function
+ * that names the shared variables; its last parameter is the shareds. */
+static LLVMValueRef task_body(LLVMValueRef entry, int *shareds_formal)
 {
+    while (entry && LLVMIsAConstantExpr(entry) && LLVMGetConstOpcode(entry) == LLVMBitCast)
+        entry = LLVMGetOperand(entry, 0);
+    if (!entry || !LLVMIsAFunction(entry) || LLVMIsDeclaration(entry))
+        return NULL;
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(entry); block;
+         block = LLVMGetNextBasicBlock(block))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst;
+             inst = LLVMGetNextInstruction(inst)) {
+            const char *name = is_call(inst) ? callee_name(inst) : NULL;
+            if (name && strstr(name, ".omp_outlined")) {
+                LLVMValueRef body = LLVMGetCalledValue(inst);
+                *shareds_formal = (int)LLVMCountParams(body) - 1;
+                return body;
+            }
+        }
+    return NULL;
+}
+
+static void bind_task(struct graph *graph, struct call_site *site, LLVMValueRef entry)
+{
+    int formal = 1;
+    LLVMValueRef body = task_body(entry, &formal);
+    site->callee = function_operand_name(body ? body : entry);
     LLVMValueRef copy = NULL;
     for (LLVMValueRef inst = LLVMGetNextInstruction(site->inst); inst && !copy;
          inst = LLVMGetNextInstruction(inst)) {
@@ -806,7 +841,7 @@ static void bind_task(struct graph *graph, struct call_site *site)
         if (!name)
             continue;
         graph->memory.nodes[node].flags |= PPW_VAR_PASSED_BY_REF;
-        add_pending(graph, site, node, 1, PPW_BIND_REF, name);
+        add_pending(graph, site, node, formal, PPW_BIND_REF, name);
     }
     ppw_intvec_free(&shared);
 }
@@ -827,8 +862,7 @@ static void bind_call(struct graph *graph, struct call_site *site, int *stamp, i
     }
     if (name && !strcmp(name, "__kmpc_omp_task_alloc") && count >= 6) {
         site->kind = PPW_CALL_TASK;
-        site->callee = function_operand_name(LLVMGetOperand(call, 5));
-        bind_task(graph, site);
+        bind_task(graph, site, LLVMGetOperand(call, 5));
         return;
     }
     if (name && !strcmp(name, "pthread_create") && count >= 4) {
@@ -1126,8 +1160,15 @@ static void mark_returned(struct graph *graph, int *stamp, int *stamp_value)
     data_sources(graph, self_of(graph, graph->return_node), 1, &nodes, NULL, stamp, ++*stamp_value);
     for (size_t i = 0; i < nodes.count; i++) {
         int exported = export_of(&graph->memory, nodes.items[i]);
-        if (exported >= 0 && graph->exported.items[exported] != graph->return_node)
-            graph->memory.nodes[graph->exported.items[exported]].flags |= PPW_VAR_EXIT_RETURNED;
+        if (exported < 0 || graph->exported.items[exported] == graph->return_node)
+            continue;
+        /* Parameters are exit variables only when written through: a
+         * pointer whose data is merely read into the result is no exit. */
+        int node = graph->exported.items[exported], root = node;
+        while (up(&graph->memory, root) >= 0)
+            root = up(&graph->memory, root);
+        if (!graph->memory.nodes[root].is_param_root)
+            graph->memory.nodes[node].flags |= PPW_VAR_EXIT_RETURNED;
     }
     ppw_intvec_free(&nodes);
 }

@@ -33,7 +33,7 @@ static size_t collect_globals(LLVMModuleRef module, struct ppw_arena *arena,
     for (LLVMValueRef global = LLVMGetFirstGlobal(module); global;
          global = LLVMGetNextGlobal(global)) {
         LLVMMetadataRef variable = ppw_global_di_variable(global);
-        if (!variable || LLVMIsDeclaration(global))
+        if (!variable || !ppw_di_name(variable)[0] || LLVMIsDeclaration(global))
             continue;
         if (count == capacity) {
             capacity = capacity ? capacity * 2 : 16;

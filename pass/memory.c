@@ -77,7 +77,7 @@ static const char *global_key(struct ppw_memory *memory, LLVMValueRef global,
 static void name_global(struct ppw_memory *memory, int id, LLVMValueRef global)
 {
     LLVMMetadataRef variable = ppw_global_di_variable(global);
-    if (!variable)
+    if (!variable || !ppw_di_name(variable)[0])
         return; /* string literals, OpenMP idents: hidden */
     struct ppw_node *node = &memory->nodes[id];
     node->var_name = ppw_di_name(variable);
@@ -182,6 +182,12 @@ static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetada
         LLVMMetadataRef named = ppw_dbgvar_types_find(memory->types, LLVMGetStructName(ir_struct));
         if (!ppw_dbgvar_member_at(named, offset, &name, member_type, &member_offset))
             name = NULL;
+    }
+    if (!name && offset == 0) {
+        /* An unnamed member at offset 0 shares its struct's address (the
+         * captured structs of OpenMP tasks have no member names). */
+        *member_type = NULL;
+        return node;
     }
     if (!name) {
         *member_type = NULL;
@@ -459,6 +465,17 @@ void ppw_memory_solve(struct ppw_memory *memory, LLVMValueRef function)
     /* One more round with no change leaves every memoized set final; the
      * graph builder then reads them without recomputing. */
     memory->frozen = 1;
+}
+
+int ppw_memory_first_member(struct ppw_memory *memory, int node)
+{
+    LLVMMetadataRef member_type = NULL;
+    const char *name = NULL;
+    uint64_t member_offset = 0;
+    LLVMMetadataRef type = ppw_dbgvar_element(memory->nodes[node].type);
+    if (!ppw_dbgvar_member_at(type, 0, &name, &member_type, &member_offset))
+        return node;
+    return field_at(memory, node, 0, type, NULL, 0, &member_type);
 }
 
 int ppw_memory_named_root(const struct ppw_memory *memory, int node)

@@ -84,6 +84,10 @@ void ppw_memory_load_targets(struct ppw_memory *memory, const struct ppw_intvec 
 /* Runs the points-to fixpoint over the function's pointer stores. */
 void ppw_memory_solve(struct ppw_memory *memory, LLVMValueRef function);
 
+/* The node's member at offset 0 when it is a struct (a load through a
+ * pointer to a struct reads its first member), else the node itself. */
+int ppw_memory_first_member(struct ppw_memory *memory, int node);
+
 /* Display root: the nearest node, itself included, that names a variable;
  * -1 for memory reached only through temporaries. */
 int ppw_memory_named_root(const struct ppw_memory *memory, int node);
