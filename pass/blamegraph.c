@@ -251,20 +251,46 @@ static void write_to(struct graph *graph, int node, int writer)
     mark_write(graph, node);
 }
 
-static void write_targets(struct graph *graph, LLVMValueRef address, int writer)
+/* The nodes an access of `address` touches.  A scalar access at a
+ * struct's address touches its first member (bitfields, unions). */
+static void accessed_nodes(struct graph *graph, LLVMValueRef address, int scalar,
+                           struct ppw_intvec *out)
 {
     const struct ppw_intvec *targets = ppw_memory_targets(&graph->memory, address);
-    size_t count = targets ? targets->count : 0;
-    for (size_t i = 0; i < count; i++)
-        write_to(graph, targets->items[i] / 2, writer);
+    struct ppw_intvec copy = {0};
+    for (size_t i = 0; targets && i < targets->count; i++)
+        ppw_intvec_push(&copy, targets->items[i] / 2);
+    for (size_t i = 0; i < copy.count; i++)
+        ppw_intvec_add_unique(out, scalar ? ppw_memory_first_member(&graph->memory, copy.items[i])
+                                          : copy.items[i]);
+    ppw_intvec_free(&copy);
 }
 
-static void read_targets(struct graph *graph, LLVMValueRef address, int reader)
+static int is_scalar_access(LLVMValueRef inst)
 {
-    const struct ppw_intvec *targets = ppw_memory_targets(&graph->memory, address);
-    size_t count = targets ? targets->count : 0;
-    for (size_t i = 0; i < count; i++)
-        add_edge(graph, reader, view_of(graph, targets->items[i] / 2), EDGE_DATA);
+    LLVMTypeRef type = LLVMTypeOf(LLVMGetInstructionOpcode(inst) == LLVMStore
+                                      ? LLVMGetOperand(inst, 0)
+                                      : inst);
+    LLVMTypeKind kind = LLVMGetTypeKind(type);
+    return kind != LLVMStructTypeKind && kind != LLVMArrayTypeKind;
+}
+
+static void write_targets(struct graph *graph, LLVMValueRef address, int writer, int scalar)
+{
+    struct ppw_intvec nodes = {0};
+    accessed_nodes(graph, address, scalar, &nodes);
+    for (size_t i = 0; i < nodes.count; i++)
+        write_to(graph, nodes.items[i], writer);
+    ppw_intvec_free(&nodes);
+}
+
+static void read_targets(struct graph *graph, LLVMValueRef address, int reader, int scalar)
+{
+    struct ppw_intvec nodes = {0};
+    accessed_nodes(graph, address, scalar, &nodes);
+    for (size_t i = 0; i < nodes.count; i++)
+        add_edge(graph, reader, view_of(graph, nodes.items[i]), EDGE_DATA);
+    ppw_intvec_free(&nodes);
 }
 
 /* ---- variable discovery ------------------------------------------------- */
@@ -475,8 +501,8 @@ static void visit_memory_intrinsic(struct graph *graph, LLVMValueRef call, int i
     add_edge(graph, writer, operand_vertex(graph, destination), EDGE_ADDRESS);
     add_edge(graph, writer, control_vertex(graph, block), EDGE_CONTROL);
     if (!is_set)
-        read_targets(graph, source, writer);
-    write_targets(graph, destination, writer);
+        read_targets(graph, source, writer, 0);
+    write_targets(graph, destination, writer, 0);
 }
 
 /* A library call without IR: the table names the arguments it writes and
@@ -497,14 +523,14 @@ static void visit_library_effects(struct graph *graph, LLVMValueRef call,
         if (ppw_libcall_reads(library, k)) {
             add_edge(graph, writer, operand_vertex(graph, argument), EDGE_DATA);
             if (is_pointer_value(argument))
-                read_targets(graph, argument, writer);
+                read_targets(graph, argument, writer, 0);
         }
     }
     for (unsigned k = 0; k < count; k++)
         if (ppw_libcall_writes(library, k)) {
             LLVMValueRef argument = LLVMGetOperand(call, k);
             add_edge(graph, writer, operand_vertex(graph, argument), EDGE_ADDRESS);
-            write_targets(graph, argument, writer);
+            write_targets(graph, argument, writer, 0);
         }
 }
 
@@ -537,7 +563,7 @@ static void visit_call(struct graph *graph, LLVMValueRef call, LLVMBasicBlockRef
         LLVMValueRef argument = LLVMGetOperand(call, k);
         add_edge(graph, vertex, operand_vertex(graph, argument), EDGE_DATA);
         if (is_pointer_value(argument))
-            read_targets(graph, argument, vertex);
+            read_targets(graph, argument, vertex, 0);
     }
     if (!name)
         add_edge(graph, vertex, operand_vertex(graph, callee), EDGE_DATA);
@@ -577,7 +603,7 @@ static void visit_store(struct graph *graph, LLVMValueRef store, LLVMBasicBlockR
     add_edge(graph, writer, operand_vertex(graph, LLVMGetOperand(store, 0)), EDGE_DATA);
     add_edge(graph, writer, operand_vertex(graph, address), EDGE_ADDRESS);
     add_edge(graph, writer, control_vertex(graph, block), EDGE_CONTROL);
-    write_targets(graph, address, writer);
+    write_targets(graph, address, writer, is_scalar_access(store));
 }
 
 static void visit_return(struct graph *graph, LLVMValueRef ret, LLVMBasicBlockRef block)
@@ -608,7 +634,7 @@ static void visit_instruction(struct graph *graph, LLVMValueRef inst, LLVMBasicB
     case LLVMLoad: {
         int vertex = inst_vertex(graph, inst, VERTEX_INSTRUCTION);
         LLVMValueRef address = LLVMGetOperand(inst, 0);
-        read_targets(graph, address, vertex);
+        read_targets(graph, address, vertex, is_scalar_access(inst));
         add_edge(graph, vertex, operand_vertex(graph, address), EDGE_ADDRESS);
         return;
     }

@@ -183,9 +183,13 @@ static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetada
         if (!ppw_dbgvar_member_at(named, offset, &name, member_type, &member_offset))
             name = NULL;
     }
-    if (!name && offset == 0) {
+    LLVMMetadataRef known = ppw_dbgvar_strip(type);
+    if (!name && (offset == 0 || (known && !ppw_dbgvar_member_at(known, 0, &(const char *){0},
+                                                                  &(LLVMMetadataRef){0},
+                                                                  &(uint64_t){0})))) {
         /* An unnamed member at offset 0 shares its struct's address (the
-         * captured structs of OpenMP tasks have no member names). */
+         * captured structs of OpenMP tasks have no member names), and the
+         * parts of a scalar (a complex number) are the scalar. */
         *member_type = NULL;
         return node;
     }
@@ -223,6 +227,8 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
     for (unsigned i = 2; i < operand_count; i++) {
         LLVMValueRef index = LLVMGetOperand(gep, i);
         LLVMTypeKind kind = LLVMGetTypeKind(ir_type);
+        if (ppw_dbgvar_is_array(type)) /* a field of an element of an array */
+            indexed = 1;
         if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index)) {
             unsigned field = (unsigned)LLVMConstIntGetZExtValue(index);
             if (field >= LLVMCountStructElementTypes(ir_type))
