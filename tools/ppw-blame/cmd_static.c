@@ -165,7 +165,12 @@ static void text_binding(FILE *out, const struct ppw_static_func *func,
         fputs("<-ret", out);
     else
         fprintf(out, "<-arg%d", binding->formal);
-    text_string(out, binding->callee_path);
+    /* A field path reads on (arg0->result); a task's shared variable is a
+     * name in the task body (arg5:x). */
+    const char *path = binding->callee_path;
+    if (path[0] && path[0] != '-' && path[0] != '.' && path[0] != '[')
+        putc(':', out);
+    text_string(out, path);
     fprintf(out, "(%s)", bind_mode_name(binding->mode));
 }
 
