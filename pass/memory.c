@@ -401,7 +401,8 @@ static int record_store(struct ppw_memory *memory, LLVMValueRef stored, LLVMValu
         struct ppw_node *node = &memory->nodes[into.items[i] / 2];
         for (size_t j = 0; j < values.count; j++)
             changed |= ppw_intvec_add_unique(&node->contents, values.items[j]);
-        if (!values.count && !node->stores_unknown) {
+        /* In phase one an empty set only means "not known yet". */
+        if (!values.count && memory->pointee_when_unknown && !node->stores_unknown) {
             node->stores_unknown = 1;
             changed = 1;
         }
