@@ -7,21 +7,13 @@
 
 #include "read_graph.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
-#include <stdalign.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "ppw/static_format.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
+#include "arena.h"
+#include "read_elf.h"
 
 /* Smallest possible records (8-byte record header plus one byte per field),
  * used to cap counts announced by untrusted data. */
@@ -34,74 +26,6 @@ enum {
 
 #define CORRUPT(p, pos, ...)                                                                  \
     ppw_err_corrupt_at((p)->err, __FILE__, __LINE__, (p)->path, (p)->base + (pos), __VA_ARGS__)
-
-/* ---- arena: owns every string and per-function array of a graph ---- */
-
-struct arena_block {
-    struct arena_block *next;
-    size_t used, size;
-    unsigned char data[];
-};
-
-struct ppw_static_arena {
-    struct arena_block *head;
-};
-
-enum { ARENA_BLOCK_SIZE = 64 * 1024, ARENA_ALIGN = alignof(max_align_t) };
-
-static void *block_take(struct arena_block *block, size_t size)
-{
-    uintptr_t at = (uintptr_t)(block->data + block->used);
-    size_t pad = (size_t)(-at & (ARENA_ALIGN - 1));
-    size_t room = block->size - block->used;
-    if (pad > room || size > room - pad)
-        return NULL;
-    block->used += pad + size;
-    return (void *)(at + pad);
-}
-
-static void *arena_alloc(struct ppw_static_arena *arena, size_t size)
-{
-    void *mem = arena->head ? block_take(arena->head, size) : NULL;
-    if (mem)
-        return mem;
-    if (size > SIZE_MAX - sizeof(struct arena_block) - ARENA_ALIGN)
-        return NULL;
-    size_t cap = size + ARENA_ALIGN > ARENA_BLOCK_SIZE ? size + ARENA_ALIGN : ARENA_BLOCK_SIZE;
-    struct arena_block *block = malloc(sizeof *block + cap);
-    if (!block)
-        return NULL;
-    block->next = arena->head;
-    block->used = 0;
-    block->size = cap;
-    arena->head = block;
-    return block_take(block, size);
-}
-
-static void *arena_calloc(struct ppw_static_arena *arena, size_t count, size_t size)
-{
-    if (count == 0)
-        return NULL;
-    if (count > SIZE_MAX / size)
-        return NULL;
-    void *mem = arena_alloc(arena, count * size);
-    if (mem)
-        memset(mem, 0, count * size);
-    return mem;
-}
-
-static void arena_free(struct ppw_static_arena *arena)
-{
-    if (!arena)
-        return;
-    struct arena_block *block = arena->head;
-    while (block) {
-        struct arena_block *next = block->next;
-        free(block);
-        block = next;
-    }
-    free(arena);
-}
 
 /* ---- parser state ---- */
 
@@ -281,7 +205,7 @@ static int read_strtab(struct parser *p, struct cursor *c)
         return CORRUPT(p, c->pos - 8, "second STRTAB record in one chunk");
     if (size == 0 || c->data[c->pos] != 0)
         return CORRUPT(p, c->pos, "STRTAB must start with a NUL (offset 0 is the empty string)");
-    char *copy = arena_alloc(p->graph->arena, size);
+    char *copy = ppw_arena_alloc(p->graph->arena, size);
     if (!copy)
         return no_memory(p);
     memcpy(copy, c->data + c->pos, size);
@@ -414,8 +338,8 @@ static int read_func(struct parser *p, struct cursor *c, size_t chunk_end)
         rc = check_announced(p, c->end, chunk_end);
     if (rc)
         return rc;
-    func->vars = arena_calloc(g->arena, p->vars_announced, sizeof *func->vars);
-    func->calls = arena_calloc(g->arena, p->calls_announced, sizeof *func->calls);
+    func->vars = ppw_arena_calloc(g->arena, p->vars_announced, sizeof *func->vars);
+    func->calls = ppw_arena_calloc(g->arena, p->calls_announced, sizeof *func->calls);
     if ((p->vars_announced && !func->vars) || (p->calls_announced && !func->calls))
         return no_memory(p);
     g->func_count++;
@@ -434,7 +358,7 @@ static int read_loclist(struct parser *p, struct cursor *c, const char *what,
     if (count > (c->end - c->pos) / LOC_MIN)
         return CORRUPT(p, at, "%s: %llu locations cannot fit in the %zu bytes left of the record",
                        what, (unsigned long long)count, c->end - c->pos);
-    struct ppw_static_loc *locs = arena_calloc(p->graph->arena, count, sizeof *locs);
+    struct ppw_static_loc *locs = ppw_arena_calloc(p->graph->arena, count, sizeof *locs);
     if (count && !locs)
         return no_memory(p);
     const char *func_file = current_func(p)->file;
@@ -494,7 +418,7 @@ static int read_var(struct parser *p, struct cursor *c)
 
 static int read_binding(struct parser *p, struct cursor *c, struct ppw_static_binding *binding)
 {
-    int64_t formal;
+    int64_t formal = 0;
     size_t at;
     int rc;
     if ((rc = read_index(p, c, "CALL binding var", p->vars_announced, &binding->var)))
@@ -521,7 +445,7 @@ static int read_bindings(struct parser *p, struct cursor *c, struct ppw_static_c
     if (count > (c->end - c->pos) / BINDING_MIN)
         return CORRUPT(p, at, "CALL binding_count %llu cannot fit in the %zu bytes left",
                        (unsigned long long)count, c->end - c->pos);
-    call->bindings = arena_calloc(p->graph->arena, count, sizeof *call->bindings);
+    call->bindings = ppw_arena_calloc(p->graph->arena, count, sizeof *call->bindings);
     if (count && !call->bindings)
         return no_memory(p);
     for (size_t i = 0; i < count; i++)
@@ -692,7 +616,7 @@ static int read_records(struct parser *p, size_t start, const struct chunk_heade
     uint32_t count = 0;
     int rc = begin_unit(p, h->unit_id);
     while (!rc && c.pos < c.end) {
-        uint32_t kind;
+        uint32_t kind = 0;
         struct cursor body;
         if ((rc = next_record(p, &c, &kind, &body)))
             break;
@@ -711,7 +635,7 @@ static int read_records(struct parser *p, size_t start, const struct chunk_heade
 
 static int read_chunk(struct parser *p, size_t start, size_t *chunk_size)
 {
-    struct chunk_header h;
+    struct chunk_header h = { 0 };
     int rc = read_chunk_header(p, start, &h);
     if (!rc)
         rc = check_payload_hash(p, start, &h);
@@ -759,7 +683,7 @@ static int graph_new(const char *path, struct ppw_static_graph **out, struct ppw
     struct ppw_static_graph *g = calloc(1, sizeof *g);
     if (g) {
         g->path = strdup(path);
-        g->arena = calloc(1, sizeof *g->arena);
+        g->arena = ppw_arena_new();
     }
     if (!g || !g->path || !g->arena) {
         ppw_static_graph_free(g);
@@ -773,7 +697,7 @@ void ppw_static_graph_free(struct ppw_static_graph *graph)
 {
     if (!graph)
         return;
-    arena_free(graph->arena);
+    ppw_arena_free(graph->arena);
     free(graph->units);
     free(graph->funcs);
     free(graph->globals);
@@ -799,131 +723,46 @@ int ppw_static_graph_load_section(const void *data, size_t size, const char *pat
     return 0;
 }
 
-/* ---- ELF ---- */
+/* ---- from an ELF file ---- */
 
-static void hex_build_id(const unsigned char *desc, size_t size, char *out, size_t out_size)
+struct section_ctx {
+    struct ppw_static_graph *graph;
+    const char *path;
+    struct ppw_err *err;
+};
+
+static int visit_blame_section(void *ctx, const void *data, size_t size, uint64_t file_offset)
 {
-    static const char digits[] = "0123456789abcdef";
-    size_t n = size < (out_size - 1) / 2 ? size : (out_size - 1) / 2;
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[desc[i] >> 4];
-        out[2 * i + 1] = digits[desc[i] & 15];
-    }
-    out[2 * n] = '\0';
+    struct section_ctx *c = ctx;
+    return parse_into(c->graph, data, size, c->path, file_offset, c->err);
 }
 
-/* Sets graph->build_id from the first NT_GNU_BUILD_ID note of section scn. */
-static void read_build_id(Elf_Scn *scn, struct ppw_static_graph *g)
-{
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data || !data->d_buf)
-        return;
-    GElf_Nhdr note;
-    size_t offset = 0, name_off, desc_off, next;
-    while ((next = gelf_getnote(data, offset, &note, &name_off, &desc_off)) > 0) {
-        const char *name = (const char *)data->d_buf + name_off;
-        if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
-            hex_build_id((const unsigned char *)data->d_buf + desc_off, note.n_descsz,
-                         g->build_id, sizeof g->build_id);
-            return;
-        }
-        offset = next;
-    }
-}
-
-static int load_blame_section(const char *path, Elf_Scn *scn, const GElf_Shdr *shdr,
-                              struct ppw_static_graph *g, struct ppw_err *err)
-{
-    if (shdr->sh_type == SHT_NOBITS)
-        return ppw_err_set(err, PPW_ECORRUPT, "%s: section %s has no contents (SHT_NOBITS)",
-                           path, PPW_STATIC_SECTION);
-    if ((shdr->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-        return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot decompress section %s: %s", path,
-                           PPW_STATIC_SECTION, elf_errmsg(-1));
-    Elf_Data *data = elf_getdata(scn, NULL);
-    if (!data)
-        return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read section %s: %s", path,
-                           PPW_STATIC_SECTION, elf_errmsg(-1));
-    if (!data->d_buf || data->d_size == 0)
-        return 0;
-    return parse_into(g, data->d_buf, data->d_size, path, shdr->sh_offset, err);
-}
-
-static int scan_sections(const char *path, Elf *elf, struct ppw_static_graph *g,
+static int load_from_elf(const char *path, struct ppw_elf *elf, struct ppw_static_graph *g,
                          struct ppw_err *err)
 {
-    size_t shstrndx;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read ELF section headers: %s", path,
-                           elf_errmsg(-1));
-    bool found = false;
-    Elf_Scn *scn = NULL;
-    while ((scn = elf_nextscn(elf, scn)) != NULL) {
-        GElf_Shdr shdr;
-        if (!gelf_getshdr(scn, &shdr))
-            return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read an ELF section header: %s",
-                               path, elf_errmsg(-1));
-        const char *name = elf_strptr(elf, shstrndx, shdr.sh_name);
-        if (shdr.sh_type == SHT_NOTE && !g->build_id[0])
-            read_build_id(scn, g);
-        if (!name || strcmp(name, PPW_STATIC_SECTION) != 0)
-            continue;
-        found = true;
-        int rc = load_blame_section(path, scn, &shdr, g, err);
-        if (rc)
-            return rc;
-    }
-    if (!found)
-        return ppw_err_set(err, PPW_ENOSECTION,
-                           "%s: no %s section (not built with ppw-cc or -fpass-plugin=ppw.so)",
-                           path, PPW_STATIC_SECTION);
-    return 0;
-}
-
-static int open_elf(const char *path, int fd, Elf **out, struct ppw_err *err)
-{
-    struct stat st;
-    if (fstat(fd, &st) != 0)
-        return ppw_err_set(err, PPW_EIO, "%s: %s", path, strerror(errno));
-    if (!S_ISREG(st.st_mode))
-        return ppw_err_set(err, PPW_EIO, "%s: not a regular file", path);
-    if (elf_version(EV_CURRENT) == EV_NONE)
-        return ppw_err_set(err, PPW_EIO, "libelf: %s", elf_errmsg(-1));
-    Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
-    if (!elf)
-        return ppw_err_set(err, PPW_ENOTELF, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
-    *out = elf;
-    switch (elf_kind(elf)) {
-    case ELF_K_ELF:
-        return 0;
-    case ELF_K_AR:
-        return ppw_err_set(err, PPW_ENOTELF,
-                           "%s: an ar archive; give an object file, executable or shared library",
-                           path);
-    default:
-        return ppw_err_set(err, PPW_ENOTELF, "%s: not an ELF file", path);
-    }
+    struct section_ctx ctx = { g, path, err };
+    size_t found = 0;
+    snprintf(g->build_id, sizeof g->build_id, "%s", ppw_elf_build_id(elf));
+    int rc = ppw_elf_each_section(elf, PPW_STATIC_SECTION, visit_blame_section, &ctx, &found, err);
+    if (!rc && !found)
+        rc = ppw_err_set(err, PPW_ENOSECTION,
+                         "%s: no %s section (not built with ppw-cc or -fpass-plugin=ppw.so)",
+                         path, PPW_STATIC_SECTION);
+    return rc;
 }
 
 int ppw_static_graph_load(const char *path, struct ppw_static_graph **out, struct ppw_err *err)
 {
     struct ppw_static_graph *g = NULL;
-    Elf *elf = NULL;
+    struct ppw_elf *elf = NULL;
     *out = NULL;
     ppw_err_clear(err);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return ppw_err_set(err, PPW_EIO, "%s: %s", path, strerror(errno));
-    int rc = open_elf(path, fd, &elf, err);
-    if (rc)
-        goto out;
-    if ((rc = graph_new(path, &g, err)))
-        goto out;
-    rc = scan_sections(path, elf, g, err);
-out:
-    if (elf)
-        elf_end(elf);
-    close(fd);
+    int rc = ppw_elf_open(path, &elf, err);
+    if (!rc)
+        rc = graph_new(path, &g, err);
+    if (!rc)
+        rc = load_from_elf(path, elf, g, err);
+    ppw_elf_close(elf);
     if (rc) {
         ppw_static_graph_free(g);
         return rc;

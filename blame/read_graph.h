@@ -72,7 +72,7 @@ struct ppw_static_global {
     size_t unit;          /* index into graph->units */
 };
 
-struct ppw_static_arena; /* private: owns every string and per-function array */
+struct ppw_arena;
 
 struct ppw_static_graph {
     char *path;
@@ -83,7 +83,7 @@ struct ppw_static_graph {
     size_t func_count;
     struct ppw_static_global *globals;
     size_t global_count;
-    struct ppw_static_arena *arena;
+    struct ppw_arena *arena; /* owns every string and per-function array */
 };
 
 /* Loads every chunk of path's .ppw.blame section; a unit whose unit_id was

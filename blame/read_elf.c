@@ -1,0 +1,184 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include "read_elf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+struct ppw_elf {
+    int fd;
+    Elf *elf;
+    size_t shstrndx;
+    char *path;
+    char build_id[129]; /* up to 64 bytes of id */
+};
+
+static void hex_encode(const unsigned char *bytes, size_t size, char *out, size_t out_size)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t n = size < (out_size - 1) / 2 ? size : (out_size - 1) / 2;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * n] = '\0';
+}
+
+/* Returns true and sets elf->build_id when scn holds a GNU build-id note. */
+static bool read_build_id(struct ppw_elf *elf, Elf_Scn *scn)
+{
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || !data->d_buf)
+        return false;
+    GElf_Nhdr note;
+    size_t offset = 0, name_off, desc_off, next;
+    while ((next = gelf_getnote(data, offset, &note, &name_off, &desc_off)) > 0) {
+        const char *name = (const char *)data->d_buf + name_off;
+        if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+            hex_encode((const unsigned char *)data->d_buf + desc_off, note.n_descsz,
+                       elf->build_id, sizeof elf->build_id);
+            return true;
+        }
+        offset = next;
+    }
+    return false;
+}
+
+static int find_build_id(struct ppw_elf *elf, struct ppw_err *err)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf->elf, scn)) != NULL) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr))
+            return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read an ELF section header: %s",
+                               elf->path, elf_errmsg(-1));
+        if (shdr.sh_type == SHT_NOTE && read_build_id(elf, scn))
+            return 0;
+    }
+    return 0;
+}
+
+static int check_kind(const char *path, Elf *elf, struct ppw_err *err)
+{
+    switch (elf_kind(elf)) {
+    case ELF_K_ELF:
+        return 0;
+    case ELF_K_AR:
+        return ppw_err_set(err, PPW_ENOTELF,
+                           "%s: an ar archive; give an object file, executable or shared library",
+                           path);
+    default:
+        return ppw_err_set(err, PPW_ENOTELF, "%s: not an ELF file", path);
+    }
+}
+
+static int open_file(const char *path, struct ppw_elf *elf, struct ppw_err *err)
+{
+    struct stat st;
+    elf->fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (elf->fd < 0 || fstat(elf->fd, &st) != 0)
+        return ppw_err_set(err, PPW_EIO, "%s: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode))
+        return ppw_err_set(err, PPW_EIO, "%s: not a regular file", path);
+    if (elf_version(EV_CURRENT) == EV_NONE)
+        return ppw_err_set(err, PPW_EIO, "libelf: %s", elf_errmsg(-1));
+    /* ELF_C_READ, not MMAP: a file truncated while we read gives an error,
+     * not SIGBUS. */
+    elf->elf = elf_begin(elf->fd, ELF_C_READ, NULL);
+    if (!elf->elf)
+        return ppw_err_set(err, PPW_ENOTELF, "%s: not an ELF file (%s)", path, elf_errmsg(-1));
+    int rc = check_kind(path, elf->elf, err);
+    if (!rc && elf_getshdrstrndx(elf->elf, &elf->shstrndx) != 0)
+        rc = ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read ELF section headers: %s", path,
+                         elf_errmsg(-1));
+    return rc;
+}
+
+int ppw_elf_open(const char *path, struct ppw_elf **out, struct ppw_err *err)
+{
+    *out = NULL;
+    struct ppw_elf *elf = calloc(1, sizeof *elf);
+    if (!elf || !(elf->path = strdup(path))) {
+        free(elf);
+        return ppw_err_set(err, PPW_ENOMEM, "%s: out of memory", path);
+    }
+    int rc = open_file(path, elf, err);
+    if (!rc)
+        rc = find_build_id(elf, err);
+    if (rc) {
+        ppw_elf_close(elf);
+        return rc;
+    }
+    *out = elf;
+    return 0;
+}
+
+void ppw_elf_close(struct ppw_elf *elf)
+{
+    if (!elf)
+        return;
+    if (elf->elf)
+        elf_end(elf->elf);
+    if (elf->fd >= 0)
+        close(elf->fd);
+    free(elf->path);
+    free(elf);
+}
+
+const char *ppw_elf_build_id(const struct ppw_elf *elf)
+{
+    return elf->build_id;
+}
+
+static int section_data(struct ppw_elf *elf, Elf_Scn *scn, const GElf_Shdr *shdr,
+                        const char *name, Elf_Data **out, struct ppw_err *err)
+{
+    if (shdr->sh_type == SHT_NOBITS)
+        return ppw_err_set(err, PPW_ECORRUPT, "%s: section %s has no contents (SHT_NOBITS)",
+                           elf->path, name);
+    if ((shdr->sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+        return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot decompress section %s: %s", elf->path,
+                           name, elf_errmsg(-1));
+    *out = elf_getdata(scn, NULL);
+    if (!*out)
+        return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read section %s: %s", elf->path, name,
+                           elf_errmsg(-1));
+    return 0;
+}
+
+int ppw_elf_each_section(struct ppw_elf *elf, const char *name,
+                         int (*visit)(void *ctx, const void *data, size_t size,
+                                      uint64_t file_offset),
+                         void *ctx, size_t *found, struct ppw_err *err)
+{
+    Elf_Scn *scn = NULL;
+    *found = 0;
+    while ((scn = elf_nextscn(elf->elf, scn)) != NULL) {
+        GElf_Shdr shdr;
+        if (!gelf_getshdr(scn, &shdr))
+            return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read an ELF section header: %s",
+                               elf->path, elf_errmsg(-1));
+        const char *scn_name = elf_strptr(elf->elf, elf->shstrndx, shdr.sh_name);
+        if (!scn_name || strcmp(scn_name, name) != 0)
+            continue;
+        ++*found;
+        Elf_Data *data;
+        int rc = section_data(elf, scn, &shdr, name, &data, err);
+        if (!rc && data->d_buf && data->d_size)
+            rc = visit(ctx, data->d_buf, data->d_size, shdr.sh_offset);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
