@@ -52,6 +52,10 @@ def check_odd(ppw_blame, prog):
     assert names == ['quote"back\\slash', "tab\there\nnewline", "na\u00efve\ufffd"], names
     assert doc["functions"][0]["variables"][2]["type"] == "char \u20ac"
     assert doc["functions"][0]["file"] == "odd dir/odd.c"
+    task = doc["functions"][0]["calls"][0]
+    assert task["kind"] == "task" and task["callee"] == ".omp_outlined."
+    assert task["bindings"] == [{"var": 'quote"back\\slash', "formal": 5, "mode": "ref",
+                                 "path": "shared"}], task
     assert doc["build_id"] == "" or len(doc["build_id"]) >= 32
 
 

@@ -1,6 +1,7 @@
 /* Writes a test chunk to a file, for tests that embed it into real objects
  * with objcopy.  usage: make_chunk OUT SOURCE [odd]
- * "odd" writes a unit whose names need escaping instead of the sample. */
+ * "odd" writes a unit whose names need escaping, and a task call, instead
+ * of the sample. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,13 +13,16 @@ static void build_odd_names(struct bytes *out, const char *source)
     struct chunk_writer cw;
     cw_init(&cw, source);
     cw_unit(&cw, source, "", "", 1, 0);
-    cw_func(&cw, "odd", "odd", "odd dir/odd.c", 1, PPW_FUNC_ANALYSED, "", 3, 0);
+    cw_func(&cw, "odd", "odd", "odd dir/odd.c", 1, PPW_FUNC_ANALYSED, "", 3, 1);
     cw_var(&cw, 0, &(struct tvar){ .name = "quote\"back\\slash", .kind = PPW_VAR_LOCAL,
                                    .type = "int" });
     cw_var(&cw, 1, &(struct tvar){ .name = "tab\there\nnewline", .kind = PPW_VAR_LOCAL,
                                    .type = "int" });
     cw_var(&cw, 2, &(struct tvar){ .name = "na\xc3\xafve\xff", .kind = PPW_VAR_LOCAL,
                                    .type = "char \xe2\x82\xac" });
+    /* A task binds a shared variable by name, not by field path. */
+    const struct tbinding task[] = { { 1, 5, PPW_BIND_REF, "shared" } };
+    cw_call(&cw, 0, 4, 1, ".omp_outlined.", PPW_CALL_TASK, task, 1);
     cw_finish(&cw, out);
     cw_free(&cw);
 }

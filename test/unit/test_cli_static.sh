@@ -69,6 +69,14 @@ else
     echo "SKIP json: python3 not found"
 fi
 
+# control characters stay escaped on one line; task bindings name the shared variable
+expect_status 0 "$PPW_BLAME" static odd-prog
+grep -qx '  var tab\\x09here\\x0anewline kind=local type=int decl=0 exit=no lines= exclusive=' out.txt \
+    || fail "control characters in text output: $(cat out.txt)"
+grep -qx '  call 4:1 .omp_outlined. kind=task quote"back\\slash<-arg5:shared(ref)' out.txt \
+    || fail "task binding in text output: $(cat out.txt)"
+ok text_odd
+
 # --function by name and by linkage name; no match is a data error
 expect_status 0 "$PPW_BLAME" static prog --function main.omp_outlined
 [ "$(grep -c '^function ' out.txt)" -eq 2 ] || fail "--function should match one function per unit"
