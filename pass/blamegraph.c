@@ -365,8 +365,17 @@ static void discover_debug_record(struct graph *graph, LLVMValueRef call, const 
     if (!strcmp(name, "llvm.dbg.value")) {
         LLVMValueRef value = ppw_dbg_value(call);
         int node = variable_root(graph, variable);
-        if (value && LLVMIsAArgument(value))
-            graph->memory.nodes[node].is_param_root = 1;
+        if (value && LLVMIsAArgument(value) &&
+            ppw_ptrmap_get(&graph->memory.argument_node, value, -1) < 0) {
+            /* SSA form (opt after mem2reg): the argument is the parameter. */
+            struct ppw_node *record = &graph->memory.nodes[node];
+            record->is_param_root = 1;
+            unsigned count = LLVMCountParams(graph->function);
+            for (unsigned i = 0; i < count; i++)
+                if (LLVMGetParam(graph->function, i) == value)
+                    record->param_index = (int)i;
+            ppw_ptrmap_put(&graph->memory.argument_node, value, node);
+        }
         if (value && LLVMIsAInstruction(value)) {
             ppw_intvec_push(&graph->ssa_bindings, node);
             ppw_intvec_push(&graph->ssa_bindings, operand_vertex(graph, value));

@@ -81,6 +81,10 @@ for level in O0 O2; do
         fail "-$level: exit status differs with the plugin"
     "$build/bin/ppw-blame" static "$with" >"$work/static_$level.txt"
     check_expectations "$with" "$level"
+    # Compiler temporaries never appear as variables, nor do nameless ones.
+    if grep -E '^  var ((agg\.)?tmp|coerce|retval|[^ ]*\.addr|) kind=' "$work/static_$level.txt"; then
+        fail "-$level: a compiler temporary is reported as a variable"
+    fi
     "$build/bin/ppw-blame" static "$with" --format json >"$work/static_$level.json"
     jq -e '.functions | length > 0 and all(.[]; (.name | type == "string")
            and (.variables | all(.[]; (.lines | type == "array")
