@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ppw/static_format.h"
 #include "arena.h"
+#include "ppw/static_format.h"
 #include "read_elf.h"
 
 /* Smallest possible records (8-byte record header plus one byte per field),
