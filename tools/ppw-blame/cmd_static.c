@@ -406,7 +406,8 @@ static int parse_args(int argc, char **argv, struct static_opts *opts, struct pp
             return rc;
     }
     if (!opts->binary && !opts->help)
-        return ppw_err_set(err, PPW_EUSAGE, "static: missing BINARY (see 'ppw-blame static --help')");
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "static: missing BINARY (see 'ppw-blame static --help')");
     return 0;
 }
 
