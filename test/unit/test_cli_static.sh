@@ -62,12 +62,8 @@ fi
 ok build_id
 
 # JSON output: well-formed, shaped as documented
-if command -v python3 >/dev/null 2>&1; then
-    python3 "$EXPECTED/../check_static_json.py" out.txt odd-prog "$PPW_BLAME" || fail "json checks"
-    ok json
-else
-    echo "SKIP json: python3 not found"
-fi
+"$EXPECTED/../check_static_json.sh" out.txt odd-prog "$PPW_BLAME" || fail "json checks"
+ok json
 
 # control characters stay escaped on one line; task bindings name the shared variable
 expect_status 0 "$PPW_BLAME" static odd-prog
