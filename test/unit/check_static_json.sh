@@ -11,7 +11,8 @@ check() { # name, jq filter (must be true), file
 
 check shape '
   (keys_unsorted == ["build_id", "functions"]) and all(.functions[];
-    keys_unsorted == ["name", "linkage_name", "file", "line", "outlined_from", "variables", "calls"]
+    keys_unsorted == ["name", "linkage_name", "file", "line", "outlined_from", "variables", "calls",
+                     "flags"]
     and all(.variables[];
       keys_unsorted == ["name", "kind", "type", "decl_line", "exit", "lines", "exclusive_lines",
                         "locations", "parent", "param_index", "flags"]

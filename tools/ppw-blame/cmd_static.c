@@ -197,6 +197,10 @@ static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
         text_string(out, func->parent);
         putc(']', out);
     }
+    if (!(func->flags & PPW_FUNC_ANALYSED))
+        fputs(" [not analysed]", out);
+    if (func->flags & PPW_FUNC_TRUNCATED)
+        fputs(" [truncated: blame sets omitted]", out);
     putc('\n', out);
     for (size_t i = 0; i < func->var_count; i++)
         if (text_var(out, buf, func, &func->vars[i]))
@@ -328,6 +332,14 @@ static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
             putc(',', out);
         json_call(out, func, &func->calls[i]);
     }
+    fputs("],\"flags\":[", out);
+    const char *separator = "";
+    if (func->flags & PPW_FUNC_ANALYSED)
+        fprintf(out, "%s\"analysed\"", separator), separator = ",";
+    if (func->flags & PPW_FUNC_OUTLINED)
+        fprintf(out, "%s\"outlined\"", separator), separator = ",";
+    if (func->flags & PPW_FUNC_TRUNCATED)
+        fprintf(out, "%s\"truncated\"", separator);
     fputs("]}", out);
     return 0;
 }
