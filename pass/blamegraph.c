@@ -32,10 +32,8 @@ int ppw_graph_intern_loc(struct graph *graph, const char *file, unsigned line, u
     int index = ppw_ptrmap_get(&graph->loc_index, key, 0);
     if (index)
         return index - 1;
-    if (graph->loc_count == graph->loc_capacity) {
-        graph->loc_capacity = graph->loc_capacity ? graph->loc_capacity * 2 : 64;
-        graph->locs = ppw_xrealloc(graph->locs, graph->loc_capacity, sizeof *graph->locs);
-    }
+    graph->locs =
+        ppw_grow(graph->locs, &graph->loc_capacity, graph->loc_count + 1, sizeof *graph->locs, 64);
     graph->locs[graph->loc_count] = (struct ppw_loc){file, line, col};
     ppw_ptrmap_put(&graph->loc_index, key, (int)++graph->loc_count);
     return (int)graph->loc_count - 1;
@@ -55,11 +53,8 @@ static int inst_loc(struct graph *graph, LLVMValueRef inst)
 
 int ppw_graph_new_vertex(struct graph *graph, int kind, int loc, int node)
 {
-    if (graph->vertex_count == graph->vertex_capacity) {
-        graph->vertex_capacity = graph->vertex_capacity ? graph->vertex_capacity * 2 : 256;
-        graph->vertices =
-            ppw_xrealloc(graph->vertices, graph->vertex_capacity, sizeof *graph->vertices);
-    }
+    graph->vertices = ppw_grow(graph->vertices, &graph->vertex_capacity, graph->vertex_count + 1,
+                               sizeof *graph->vertices, 256);
     struct vertex *vertex = &graph->vertices[graph->vertex_count];
     memset(vertex, 0, sizeof *vertex);
     vertex->kind = kind;
@@ -88,10 +83,22 @@ static int node_vertex(struct graph *graph, int node, int which)
     return graph->memory.nodes[node].vertex + which;
 }
 
-int ppw_graph_self(struct graph *graph, int node) { return node_vertex(graph, node, 0); }
-int ppw_graph_view(struct graph *graph, int node) { return node_vertex(graph, node, 1); }
-int ppw_graph_down(struct graph *graph, int node) { return node_vertex(graph, node, 2); }
-int ppw_graph_fields(struct graph *graph, int node) { return node_vertex(graph, node, 3); }
+int ppw_graph_self(struct graph *graph, int node)
+{
+    return node_vertex(graph, node, 0);
+}
+int ppw_graph_view(struct graph *graph, int node)
+{
+    return node_vertex(graph, node, 1);
+}
+int ppw_graph_down(struct graph *graph, int node)
+{
+    return node_vertex(graph, node, 2);
+}
+int ppw_graph_fields(struct graph *graph, int node)
+{
+    return node_vertex(graph, node, 3);
+}
 
 static int inst_vertex(struct graph *graph, LLVMValueRef inst, int kind)
 {
@@ -126,7 +133,7 @@ static int control_vertex(struct graph *graph, LLVMBasicBlockRef block)
                 LLVMGetBasicBlockTerminator(graph->cfg.blocks[controllers->items[i]]);
             if (branch)
                 ppw_graph_add_edge(graph, vertex, inst_vertex(graph, branch, VERTEX_INSTRUCTION),
-                         EDGE_CONTROL);
+                                   EDGE_CONTROL);
         }
     }
     return graph->block_control[index];
@@ -189,9 +196,8 @@ static void accessed_nodes(struct graph *graph, LLVMValueRef address, int scalar
 
 static int is_scalar_access(LLVMValueRef inst)
 {
-    LLVMTypeRef type = LLVMTypeOf(LLVMGetInstructionOpcode(inst) == LLVMStore
-                                      ? LLVMGetOperand(inst, 0)
-                                      : inst);
+    LLVMTypeRef type =
+        LLVMTypeOf(LLVMGetInstructionOpcode(inst) == LLVMStore ? LLVMGetOperand(inst, 0) : inst);
     LLVMTypeKind kind = LLVMGetTypeKind(type);
     return kind != LLVMStructTypeKind && kind != LLVMArrayTypeKind;
 }
@@ -238,15 +244,18 @@ static void name_node(struct graph *graph, int node, LLVMMetadataRef variable)
     ppw_dbgvar_types_add(graph->context->types, record->type);
 }
 
+LLVMValueRef ppw_graph_function(LLVMValueRef value)
+{
+    while (value && LLVMIsAConstantExpr(value) && LLVMGetConstOpcode(value) == LLVMBitCast)
+        value = LLVMGetOperand(value, 0);
+    return value && LLVMIsAFunction(value) ? value : NULL;
+}
+
 const char *ppw_graph_callee_name(LLVMValueRef call)
 {
-    LLVMValueRef callee = LLVMGetCalledValue(call);
-    while (callee && LLVMIsAConstantExpr(callee) && LLVMGetConstOpcode(callee) == LLVMBitCast)
-        callee = LLVMGetOperand(callee, 0);
-    if (!callee || !LLVMIsAFunction(callee))
-        return NULL;
+    LLVMValueRef callee = ppw_graph_function(LLVMGetCalledValue(call));
     size_t length = 0;
-    return LLVMGetValueName2(callee, &length);
+    return callee ? LLVMGetValueName2(callee, &length) : NULL;
 }
 
 int ppw_graph_is_call(LLVMValueRef inst)
@@ -258,11 +267,8 @@ int ppw_graph_is_call(LLVMValueRef inst)
 static void defer_name(struct graph *graph, LLVMValueRef storage, LLVMMetadataRef variable,
                        int through_pointer)
 {
-    if (graph->deferred_count == graph->deferred_capacity) {
-        graph->deferred_capacity = graph->deferred_capacity ? graph->deferred_capacity * 2 : 8;
-        graph->deferred =
-            ppw_xrealloc(graph->deferred, graph->deferred_capacity, sizeof *graph->deferred);
-    }
+    graph->deferred = ppw_grow(graph->deferred, &graph->deferred_capacity,
+                               graph->deferred_count + 1, sizeof *graph->deferred, 8);
     graph->deferred[graph->deferred_count++] =
         (struct deferred_name){storage, variable, through_pointer};
 }
@@ -374,8 +380,7 @@ static void resolve_deferred_names(struct graph *graph)
                     &slots, ppw_memory_first_member(&graph->memory, direct->items[t] / 2) * 2);
             ppw_memory_load_targets(&graph->memory, &slots, &targets);
             ppw_intvec_free(&slots);
-        }
-        else if (direct)
+        } else if (direct)
             for (size_t t = 0; t < direct->count; t++)
                 ppw_intvec_push(&targets, direct->items[t]);
         if (targets.count == 1) {
@@ -399,9 +404,10 @@ int ppw_graph_is_pointer(LLVMValueRef value)
 static int ignored_intrinsic(const char *name)
 {
     static const char *const prefixes[] = {
-        "llvm.dbg.",  "llvm.lifetime.", "llvm.experimental.noalias", "llvm.assume",
-        "llvm.stacksave", "llvm.stackrestore", "llvm.va_", "llvm.invariant.",
-        "llvm.var.annotation", "llvm.donothing", "llvm.prefetch",
+        "llvm.dbg.",      "llvm.lifetime.",  "llvm.experimental.noalias",
+        "llvm.assume",    "llvm.stacksave",  "llvm.stackrestore",
+        "llvm.va_",       "llvm.invariant.", "llvm.var.annotation",
+        "llvm.donothing", "llvm.prefetch",
     };
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
@@ -411,10 +417,8 @@ static int ignored_intrinsic(const char *name)
 
 static void add_call_site(struct graph *graph, LLVMValueRef inst, int vertex)
 {
-    if (graph->call_count == graph->call_capacity) {
-        graph->call_capacity = graph->call_capacity ? graph->call_capacity * 2 : 16;
-        graph->calls = ppw_xrealloc(graph->calls, graph->call_capacity, sizeof *graph->calls);
-    }
+    graph->calls = ppw_grow(graph->calls, &graph->call_capacity, graph->call_count + 1,
+                            sizeof *graph->calls, 16);
     struct call_site *site = &graph->calls[graph->call_count++];
     memset(site, 0, sizeof *site);
     site->inst = inst;
@@ -427,7 +431,8 @@ static void visit_memory_intrinsic(struct graph *graph, LLVMValueRef call, int i
     int writer = inst_vertex(graph, call, VERTEX_INSTRUCTION);
     LLVMValueRef destination = LLVMGetOperand(call, 0), source = LLVMGetOperand(call, 1);
     ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, source), EDGE_DATA);
-    ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, LLVMGetOperand(call, 2)), EDGE_DATA);
+    ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, LLVMGetOperand(call, 2)),
+                       EDGE_DATA);
     ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, destination), EDGE_ADDRESS);
     ppw_graph_add_edge(graph, writer, control_vertex(graph, block), EDGE_CONTROL);
     if (!is_set)
@@ -459,7 +464,8 @@ static void visit_library_effects(struct graph *graph, LLVMValueRef call,
     for (unsigned k = 0; k < count; k++)
         if (ppw_libcall_writes(library, k)) {
             LLVMValueRef argument = LLVMGetOperand(call, k);
-            ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, argument), EDGE_ADDRESS);
+            ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, argument),
+                               EDGE_ADDRESS);
             write_targets(graph, argument, writer, 0);
         }
 }
@@ -483,7 +489,8 @@ static void visit_call(struct graph *graph, LLVMValueRef call, LLVMBasicBlockRef
         int vertex = inst_vertex(graph, call, VERTEX_INSTRUCTION);
         unsigned count = LLVMGetNumArgOperands(call);
         for (unsigned k = 0; k < count; k++)
-            ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, LLVMGetOperand(call, k)), EDGE_DATA);
+            ppw_graph_add_edge(graph, vertex,
+                               ppw_graph_operand_vertex(graph, LLVMGetOperand(call, k)), EDGE_DATA);
         return;
     }
     int vertex = inst_vertex(graph, call, VERTEX_CALL);
@@ -516,11 +523,14 @@ static void visit_phi(struct graph *graph, LLVMValueRef phi)
     int vertex = inst_vertex(graph, phi, VERTEX_INSTRUCTION);
     unsigned count = LLVMCountIncoming(phi);
     for (unsigned i = 0; i < count; i++) {
-        ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, LLVMGetIncomingValue(phi, i)), EDGE_DATA);
+        ppw_graph_add_edge(graph, vertex,
+                           ppw_graph_operand_vertex(graph, LLVMGetIncomingValue(phi, i)),
+                           EDGE_DATA);
         /* Which value arrives is decided by the incoming block's branch. */
         LLVMValueRef branch = LLVMGetBasicBlockTerminator(LLVMGetIncomingBlock(phi, i));
         if (branch && LLVMGetInstructionOpcode(branch) == LLVMBr && LLVMIsConditional(branch))
-            ppw_graph_add_edge(graph, vertex, inst_vertex(graph, branch, VERTEX_INSTRUCTION), EDGE_CONTROL);
+            ppw_graph_add_edge(graph, vertex, inst_vertex(graph, branch, VERTEX_INSTRUCTION),
+                               EDGE_CONTROL);
     }
 }
 
@@ -530,7 +540,8 @@ static void visit_store(struct graph *graph, LLVMValueRef store, LLVMBasicBlockR
         return;
     int writer = inst_vertex(graph, store, VERTEX_INSTRUCTION);
     LLVMValueRef address = LLVMGetOperand(store, 1);
-    ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, LLVMGetOperand(store, 0)), EDGE_DATA);
+    ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, LLVMGetOperand(store, 0)),
+                       EDGE_DATA);
     ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, address), EDGE_ADDRESS);
     ppw_graph_add_edge(graph, writer, control_vertex(graph, block), EDGE_CONTROL);
     write_targets(graph, address, writer, is_scalar_access(store));
@@ -541,7 +552,8 @@ static void visit_return(struct graph *graph, LLVMValueRef ret, LLVMBasicBlockRe
     if (graph->return_node < 0 || LLVMGetNumOperands(ret) < 1)
         return;
     int writer = inst_vertex(graph, ret, VERTEX_INSTRUCTION);
-    ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, LLVMGetOperand(ret, 0)), EDGE_DATA);
+    ppw_graph_add_edge(graph, writer, ppw_graph_operand_vertex(graph, LLVMGetOperand(ret, 0)),
+                       EDGE_DATA);
     ppw_graph_add_edge(graph, writer, control_vertex(graph, block), EDGE_CONTROL);
     write_to(graph, graph->return_node, writer);
 }
@@ -551,16 +563,16 @@ static void visit_generic(struct graph *graph, LLVMValueRef inst)
     int vertex = inst_vertex(graph, inst, VERTEX_INSTRUCTION);
     int count = LLVMGetNumOperands(inst);
     for (int i = 0; i < count; i++)
-        ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, LLVMGetOperand(inst, (unsigned)i)),
-                 EDGE_DATA);
+        ppw_graph_add_edge(graph, vertex,
+                           ppw_graph_operand_vertex(graph, LLVMGetOperand(inst, (unsigned)i)),
+                           EDGE_DATA);
 }
 
 static void visit_instruction(struct graph *graph, LLVMValueRef inst, LLVMBasicBlockRef block)
 {
     switch (LLVMGetInstructionOpcode(inst)) {
     case LLVMAlloca:
-    case LLVMUnreachable:
-        return;
+    case LLVMUnreachable: return;
     case LLVMLoad: {
         int vertex = inst_vertex(graph, inst, VERTEX_INSTRUCTION);
         LLVMValueRef address = LLVMGetOperand(inst, 0);
@@ -568,30 +580,18 @@ static void visit_instruction(struct graph *graph, LLVMValueRef inst, LLVMBasicB
         ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, address), EDGE_ADDRESS);
         return;
     }
-    case LLVMStore:
-        visit_store(graph, inst, block);
-        return;
+    case LLVMStore: visit_store(graph, inst, block); return;
     case LLVMCall:
-    case LLVMInvoke:
-        visit_call(graph, inst, block);
-        return;
-    case LLVMRet:
-        visit_return(graph, inst, block);
-        return;
+    case LLVMInvoke: visit_call(graph, inst, block); return;
+    case LLVMRet: visit_return(graph, inst, block); return;
     case LLVMBr:
         if (LLVMIsConditional(inst))
             visit_branch(graph, inst, LLVMGetCondition(inst), block);
         return;
     case LLVMSwitch:
-    case LLVMIndirectBr:
-        visit_branch(graph, inst, LLVMGetOperand(inst, 0), block);
-        return;
-    case LLVMPHI:
-        visit_phi(graph, inst);
-        return;
-    default:
-        visit_generic(graph, inst);
-        return;
+    case LLVMIndirectBr: visit_branch(graph, inst, LLVMGetOperand(inst, 0), block); return;
+    case LLVMPHI: visit_phi(graph, inst); return;
+    default: visit_generic(graph, inst); return;
     }
 }
 
@@ -613,7 +613,6 @@ static void build_edges(struct graph *graph)
     }
 }
 
-
 static void describe_function(struct graph *graph, struct ppw_result_func *out)
 {
     LLVMMetadataRef subprogram = LLVMGetSubprogram(graph->function);
@@ -630,8 +629,8 @@ static void describe_function(struct graph *graph, struct ppw_result_func *out)
     if (outlined || strstr(symbol, ".omp_task_entry.")) {
         out->flags |= PPW_FUNC_OUTLINED;
         if (outlined && outlined != symbol)
-            out->parent = ppw_arena_printf(graph->context->arena, "%.*s", (int)(outlined - symbol),
-                                           symbol);
+            out->parent =
+                ppw_arena_printf(graph->context->arena, "%.*s", (int)(outlined - symbol), symbol);
     }
 }
 
@@ -665,6 +664,7 @@ static void free_graph(struct graph *graph)
     free(graph->locs);
     free(graph->block_control);
     free(graph->export_vertex);
+    free(graph->visit_marks);
     ppw_intvec_free(&graph->exported);
     ppw_intvec_free(&graph->ssa_bindings);
     ppw_ptrmap_free(&graph->inst_vertex);
@@ -695,10 +695,8 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     resolve_deferred_names(&graph);
     build_edges(&graph);
 
-    size_t stamp_capacity = graph.vertex_count * 2 + 1024;
-    int *stamp = ppw_xcalloc(stamp_capacity, sizeof *stamp), stamp_value = 0;
     for (size_t i = 0; i < graph.call_count; i++)
-        ppw_graph_bind_call(&graph, &graph.calls[i], stamp, &stamp_value);
+        ppw_graph_bind_call(&graph, &graph.calls[i]);
     size_t node_count = graph.memory.node_count;
     for (size_t n = 0; n < node_count; n++) {
         struct ppw_node *record = &graph.memory.nodes[n];
@@ -707,35 +705,24 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     for (size_t n = 0; n < node_count; n++)
         ppw_graph_wire_node(&graph, (int)n);
     ppw_graph_select_exports(&graph);
-    if (graph.vertex_count > stamp_capacity) {
-        free(stamp);
-        stamp = ppw_xcalloc(graph.vertex_count, sizeof *stamp);
-        stamp_value = 0;
-    }
-    ppw_graph_mark_returned(&graph, stamp, &stamp_value);
-    ppw_graph_bind_receivers(&graph, stamp, &stamp_value);
-    free(stamp);
+    ppw_graph_mark_returned(&graph);
+    ppw_graph_bind_receivers(&graph);
 
     int *component = NULL;
-    uint64_t **sets = ppw_graph_reachable_locations(&graph, &component);
+    size_t components = 0;
+    uint64_t **sets = ppw_graph_reachable_locations(&graph, &component, &components);
     if (!sets)
         out->flags |= PPW_FUNC_TRUNCATED;
     out->vars = ppw_xcalloc(graph.exported.count, sizeof *out->vars);
     out->var_count = graph.exported.count;
     for (size_t i = 0; i < graph.exported.count; i++)
         ppw_graph_fill_variable(&graph, i, sets ? sets[component[graph.export_vertex[i]]] : NULL,
-                      &out->vars[i]);
+                                &out->vars[i]);
     ppw_graph_fill_calls(&graph, out);
-    if (sets) {
-        size_t components = 0;
-        for (size_t v = 0; v < graph.vertex_count; v++)
-            if ((size_t)component[v] + 1 > components)
-                components = (size_t)component[v] + 1;
-        for (size_t i = 0; i < components; i++)
-            free(sets[i]);
-        free(sets);
-        free(component);
-    }
+    for (size_t i = 0; i < components; i++)
+        free(sets[i]);
+    free(sets);
+    free(component);
     free_graph(&graph);
 }
 

@@ -32,9 +32,9 @@ struct ppw_result_var {
 };
 
 struct ppw_result_binding {
-    int var;         /* index into vars, -1 */
-    int formal;      /* callee parameter number, -1 for the return value */
-    unsigned mode;   /* enum ppw_bind_mode */
+    int var;       /* index into vars, -1 */
+    int formal;    /* callee parameter number, -1 for the return value */
+    unsigned mode; /* enum ppw_bind_mode */
     const char *callee_path;
 };
 

@@ -33,7 +33,7 @@ void ppw_graph_wire_node(struct graph *graph, int node)
         ppw_graph_add_edge(graph, down, ppw_graph_down(graph, memory->nodes[node].pte), EDGE_DATA);
     if (memory->nodes[node].kind == PPW_VAR_LOCAL && memory->nodes[node].var_name)
         graph->vertices[self].loc = ppw_graph_intern_loc(graph, memory->nodes[node].decl_file,
-                                               memory->nodes[node].decl_line, 0);
+                                                         memory->nodes[node].decl_line, 0);
 }
 
 static int is_exported(const struct ppw_memory *memory, int node)
@@ -58,7 +58,8 @@ void ppw_graph_select_exports(struct graph *graph)
         int node = graph->exported.items[i];
         int vertex = ppw_graph_new_vertex(graph, VERTEX_EXPORT, -1, -1);
         ppw_graph_add_edge(graph, vertex, ppw_graph_down(graph, node), EDGE_DATA);
-        for (int at = graph->memory.nodes[node].parent; at >= 0; at = graph->memory.nodes[at].parent)
+        for (int at = graph->memory.nodes[node].parent; at >= 0;
+             at = graph->memory.nodes[at].parent)
             ppw_graph_add_edge(graph, vertex, ppw_graph_self(graph, at), EDGE_DATA);
         graph->export_vertex[i] = vertex;
     }
@@ -77,11 +78,13 @@ int ppw_graph_export_of(const struct ppw_memory *memory, int node)
 /* Tarjan's strongly connected components, iteratively, then one bitset of
  * locations per component, built sinks first.  Returns NULL when the sets
  * would be too large. */
-uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of)
+uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
+                                         size_t *component_count)
 {
     size_t n = graph->vertex_count, words = (graph->loc_count + 63) / 64;
     int *index = ppw_xcalloc(n, sizeof *index), *low = ppw_xcalloc(n, sizeof *low);
-    int *on_stack = ppw_xcalloc(n, sizeof *on_stack), *component = ppw_xcalloc(n, sizeof *component);
+    int *on_stack = ppw_xcalloc(n, sizeof *on_stack),
+        *component = ppw_xcalloc(n, sizeof *component);
     int *stack = ppw_xcalloc(n, sizeof *stack), *call_vertex = ppw_xcalloc(n, sizeof *call_vertex);
     size_t *edge_position = ppw_xcalloc(n, sizeof *edge_position);
     uint64_t **sets = NULL;
@@ -123,10 +126,7 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
                 too_big = 1;
                 break;
             }
-            if (set_count == set_capacity) {
-                set_capacity = set_capacity ? set_capacity * 2 : 64;
-                sets = ppw_xrealloc(sets, set_capacity, sizeof *sets);
-            }
+            sets = ppw_grow(sets, &set_capacity, set_count + 1, sizeof *sets, 64);
             uint64_t *bits = ppw_xcalloc(words ? words : 1, sizeof *bits);
             size_t first = stack_depth;
             do {
@@ -164,6 +164,7 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
         return NULL;
     }
     *component_of = component;
+    *component_count = set_count;
     return sets;
 }
 
@@ -248,7 +249,7 @@ static const char *variable_key(struct graph *graph, int node, const char *name)
 }
 
 void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *inclusive,
-                          struct ppw_result_var *out)
+                             struct ppw_result_var *out)
 {
     struct ppw_memory *memory = &graph->memory;
     int node = graph->exported.items[index];
@@ -260,7 +261,9 @@ void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *
     out->type = ppw_dbgvar_type_name(graph->context->arena, record->type);
     out->decl_file = named->decl_file ? named->decl_file : graph->file;
     out->decl_line = named->decl_line;
-    out->parent = ppw_graph_up(memory, node) >= 0 ? ppw_graph_export_of(memory, ppw_graph_up(memory, node)) : -1;
+    out->parent = ppw_graph_up(memory, node) >= 0
+                      ? ppw_graph_export_of(memory, ppw_graph_up(memory, node))
+                      : -1;
     out->param_index = record->kind == PPW_VAR_PARAM ? record->param_index : -1;
     out->flags = subtree_flags(memory, node) |
                  (memory->nodes[root >= 0 ? root : node].flags & PPW_VAR_EXIT_GLOBAL);
@@ -289,14 +292,15 @@ void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out)
             struct ppw_result_binding *binding = &call->bindings[call->binding_count];
             int duplicate = 0;
             for (size_t d = 0; d < call->binding_count; d++)
-                duplicate |= call->bindings[d].var == var && call->bindings[d].formal == pending->formal &&
+                duplicate |= call->bindings[d].var == var &&
+                             call->bindings[d].formal == pending->formal &&
                              call->bindings[d].mode == pending->mode &&
                              !strcmp(call->bindings[d].callee_path, pending->path);
             if (duplicate)
                 continue;
-            *binding = (struct ppw_result_binding){var, pending->formal, pending->mode, pending->path};
+            *binding =
+                (struct ppw_result_binding){var, pending->formal, pending->mode, pending->path};
             call->binding_count++;
         }
     }
 }
-

@@ -13,7 +13,7 @@
 /* ---- call sites ---------------------------------------------------------- */
 
 void ppw_graph_add_pending(struct graph *graph, struct call_site *site, int node, int formal,
-                        unsigned mode, const char *path)
+                           unsigned mode, const char *path)
 {
     for (size_t i = 0; i < site->bindings.count; i++) {
         const struct pending_binding *old = &graph->pending[site->bindings.items[i]];
@@ -21,11 +21,8 @@ void ppw_graph_add_pending(struct graph *graph, struct call_site *site, int node
             !strcmp(old->path, path))
             return;
     }
-    if (graph->pending_count == graph->pending_capacity) {
-        graph->pending_capacity = graph->pending_capacity ? graph->pending_capacity * 2 : 32;
-        graph->pending =
-            ppw_xrealloc(graph->pending, graph->pending_capacity, sizeof *graph->pending);
-    }
+    graph->pending = ppw_grow(graph->pending, &graph->pending_capacity, graph->pending_count + 1,
+                              sizeof *graph->pending, 32);
     graph->pending[graph->pending_count] = (struct pending_binding){node, formal, mode, path};
     graph->memory.nodes[node].touched = 1;
     ppw_intvec_push(&site->bindings, (int)graph->pending_count++);
@@ -46,15 +43,21 @@ static void bind_pointer(struct graph *graph, struct call_site *site, LLVMValueR
 
 /* Variables whose values reach `start` by data flow alone, stopping at
  * named memory and at calls (a call's result is its callee's business). */
-static void data_sources(struct graph *graph, int start, int stop_at_calls,
-                         struct ppw_intvec *nodes, struct ppw_intvec *calls, int *stamp,
-                         int stamp_value)
+static void data_sources(struct graph *graph, int start, struct ppw_intvec *nodes,
+                         struct ppw_intvec *calls)
 {
     if (start < 0)
         return;
+    /* Marks from earlier walks hold older round numbers: no clearing. */
+    size_t old_capacity = graph->visit_capacity;
+    graph->visit_marks = ppw_grow(graph->visit_marks, &graph->visit_capacity, graph->vertex_count,
+                                  sizeof *graph->visit_marks, 1024);
+    memset(graph->visit_marks + old_capacity, 0,
+           (graph->visit_capacity - old_capacity) * sizeof *graph->visit_marks);
+    int *marks = graph->visit_marks, round = ++graph->visit_round;
     struct ppw_intvec work = {0};
     ppw_intvec_push(&work, start);
-    stamp[start] = stamp_value;
+    marks[start] = round;
     while (work.count) {
         int vertex = work.items[--work.count];
         const struct vertex *record = &graph->vertices[vertex];
@@ -67,15 +70,14 @@ static void data_sources(struct graph *graph, int start, int stop_at_calls,
             if (record->kind == VERTEX_CALL) {
                 if (calls)
                     ppw_intvec_add_unique(calls, vertex);
-                if (stop_at_calls)
-                    continue;
+                continue;
             }
         }
         for (size_t e = 0; e < record->edges.count; e++) {
             int edge = record->edges.items[e];
-            if (edge % 4 != EDGE_DATA || stamp[edge / 4] == stamp_value)
+            if (edge % 4 != EDGE_DATA || marks[edge / 4] == round)
                 continue;
-            stamp[edge / 4] = stamp_value;
+            marks[edge / 4] = round;
             ppw_intvec_push(&work, edge / 4);
         }
     }
@@ -83,10 +85,10 @@ static void data_sources(struct graph *graph, int start, int stop_at_calls,
 }
 
 static void bind_value(struct graph *graph, struct call_site *site, LLVMValueRef argument,
-                       int formal, unsigned mode, int *stamp, int *stamp_value)
+                       int formal, unsigned mode)
 {
     struct ppw_intvec nodes = {0};
-    data_sources(graph, ppw_graph_operand_vertex(graph, argument), 1, &nodes, NULL, stamp, ++*stamp_value);
+    data_sources(graph, ppw_graph_operand_vertex(graph, argument), &nodes, NULL);
     for (size_t i = 0; i < nodes.count; i++)
         ppw_graph_add_pending(graph, site, nodes.items[i], formal, mode, "");
     ppw_intvec_free(&nodes);
@@ -94,12 +96,9 @@ static void bind_value(struct graph *graph, struct call_site *site, LLVMValueRef
 
 static const char *function_operand_name(LLVMValueRef value)
 {
-    while (value && LLVMIsAConstantExpr(value) && LLVMGetConstOpcode(value) == LLVMBitCast)
-        value = LLVMGetOperand(value, 0);
-    if (!value || !LLVMIsAFunction(value))
-        return "";
+    LLVMValueRef function = ppw_graph_function(value);
     size_t length = 0;
-    return LLVMGetValueName2(value, &length);
+    return function ? LLVMGetValueName2(function, &length) : "";
 }
 
 /* pthread_create(thread, attr, start, arg): arg is the start routine's
@@ -107,9 +106,9 @@ static const char *function_operand_name(LLVMValueRef value)
  * the parameter's pointee. */
 static void bind_spawn(struct graph *graph, struct call_site *site)
 {
+    /* The handle (argument 0) is the library's output, not the routine's:
+     * the library table already records that write. */
     LLVMValueRef argument = LLVMGetOperand(site->inst, 3);
-    bind_pointer(graph, site, LLVMGetOperand(site->inst, 0), -1, PPW_BIND_WRITTEN);
-    site->bindings.count = 0; /* the handle is the library's output, not the routine's */
     bind_pointer(graph, site, argument, 0, PPW_BIND_REF);
     const struct ppw_intvec *targets = ppw_memory_targets(&graph->memory, argument);
     struct ppw_intvec copy = {0};
@@ -117,33 +116,29 @@ static void bind_spawn(struct graph *graph, struct call_site *site)
         ppw_intvec_push(&copy, targets->items[i]);
     for (size_t i = 0; i < copy.count; i++) {
         int node = copy.items[i] / 2, indexed = copy.items[i] % 2;
-        LLVMMetadataRef record = ppw_dbgvar_strip(ppw_dbgvar_element(graph->memory.nodes[node].type));
+        LLVMMetadataRef record =
+            ppw_dbgvar_strip(ppw_dbgvar_element(graph->memory.nodes[node].type));
         unsigned members = ppw_di_element_count(record);
         for (unsigned m = 0; m < members && m < 64; m++) {
             LLVMMetadataRef member = ppw_di_element(record, m);
             const char *field = ppw_di_name(member);
             if (!field[0] || ppw_di_tag(member) != 0x0d /* DW_TAG_member */)
                 continue;
-            int child = ppw_memory_field(&graph->memory, node, field, indexed,
-                                         ppw_di_base_type(member));
+            int child =
+                ppw_memory_field(&graph->memory, node, field, indexed, ppw_di_base_type(member));
             ppw_graph_add_pending(graph, site, child, 0, PPW_BIND_REF,
-                        ppw_arena_printf(graph->context->arena, "->%s", field));
+                                  ppw_arena_printf(graph->context->arena, "->%s", field));
         }
     }
     ppw_intvec_free(&copy);
 }
 
-/* __kmpc_omp_task_alloc: the parent stores pointers to the shared
- * variables into a captured struct and copies it into the task's shareds.
- * The task body declares each shared under its own name, so the binding
- * names it (callee_path) on the body's shareds parameter. */
 /* The task entry unpacks the task and calls the task body, the function
  * that names the shared variables; its last parameter is the shareds. */
 static LLVMValueRef task_body(LLVMValueRef entry, int *shareds_formal)
 {
-    while (entry && LLVMIsAConstantExpr(entry) && LLVMGetConstOpcode(entry) == LLVMBitCast)
-        entry = LLVMGetOperand(entry, 0);
-    if (!entry || !LLVMIsAFunction(entry) || LLVMIsDeclaration(entry))
+    entry = ppw_graph_function(entry);
+    if (!entry || LLVMIsDeclaration(entry))
         return NULL;
     for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(entry); block;
          block = LLVMGetNextBasicBlock(block))
@@ -151,7 +146,7 @@ static LLVMValueRef task_body(LLVMValueRef entry, int *shareds_formal)
              inst = LLVMGetNextInstruction(inst)) {
             const char *name = ppw_graph_is_call(inst) ? ppw_graph_callee_name(inst) : NULL;
             if (name && strstr(name, ".omp_outlined")) {
-                LLVMValueRef body = LLVMGetCalledValue(inst);
+                LLVMValueRef body = ppw_graph_function(LLVMGetCalledValue(inst));
                 *shareds_formal = (int)LLVMCountParams(body) - 1;
                 return body;
             }
@@ -159,6 +154,10 @@ static LLVMValueRef task_body(LLVMValueRef entry, int *shareds_formal)
     return NULL;
 }
 
+/* __kmpc_omp_task_alloc: the parent stores pointers to the shared
+ * variables into a captured struct and copies it into the task's shareds.
+ * The task body declares each shared under its own name, so the binding
+ * names it (callee_path) on the body's shareds parameter. */
 static void bind_task(struct graph *graph, struct call_site *site, LLVMValueRef entry)
 {
     int formal = 1;
@@ -170,7 +169,8 @@ static void bind_task(struct graph *graph, struct call_site *site, LLVMValueRef 
         const char *name = ppw_graph_is_call(inst) ? ppw_graph_callee_name(inst) : NULL;
         if (name && !strncmp(name, "llvm.memcpy", 11))
             copy = inst;
-        else if (name && !strncmp(name, "__kmpc_omp_task", 15) && strcmp(name, "__kmpc_omp_task_alloc"))
+        else if (name && !strncmp(name, "__kmpc_omp_task", 15) &&
+                 strcmp(name, "__kmpc_omp_task_alloc"))
             break;
     }
     if (!copy)
@@ -198,7 +198,7 @@ static void bind_task(struct graph *graph, struct call_site *site, LLVMValueRef 
     ppw_intvec_free(&shared);
 }
 
-void ppw_graph_bind_call(struct graph *graph, struct call_site *site, int *stamp, int *stamp_value)
+void ppw_graph_bind_call(struct graph *graph, struct call_site *site)
 {
     LLVMValueRef call = site->inst;
     const char *name = ppw_graph_callee_name(call);
@@ -229,7 +229,7 @@ void ppw_graph_bind_call(struct graph *graph, struct call_site *site, int *stamp
         LLVMValueRef argument = LLVMGetOperand(call, k);
         unsigned mode = PPW_BIND_REF;
         if (library)
-            mode = ppw_libcall_writes(library, k) ? PPW_BIND_WRITTEN
+            mode = ppw_libcall_writes(library, k)  ? PPW_BIND_WRITTEN
                    : ppw_libcall_reads(library, k) ? PPW_BIND_SOURCE
                                                    : 0;
         if (!mode)
@@ -239,17 +239,16 @@ void ppw_graph_bind_call(struct graph *graph, struct call_site *site, int *stamp
         if (targets && targets->count)
             bind_pointer(graph, site, argument, (int)k, mode);
         else
-            bind_value(graph, site, argument, (int)k,
-                       mode == PPW_BIND_REF ? PPW_BIND_VALUE : mode, stamp, stamp_value);
+            bind_value(graph, site, argument, (int)k, mode == PPW_BIND_REF ? PPW_BIND_VALUE : mode);
     }
 }
 
-void ppw_graph_mark_returned(struct graph *graph, int *stamp, int *stamp_value)
+void ppw_graph_mark_returned(struct graph *graph)
 {
     if (graph->return_node < 0)
         return;
     struct ppw_intvec nodes = {0};
-    data_sources(graph, ppw_graph_self(graph, graph->return_node), 1, &nodes, NULL, stamp, ++*stamp_value);
+    data_sources(graph, ppw_graph_self(graph, graph->return_node), &nodes, NULL);
     for (size_t i = 0; i < nodes.count; i++) {
         int exported = ppw_graph_export_of(&graph->memory, nodes.items[i]);
         if (exported < 0 || graph->exported.items[exported] == graph->return_node)
@@ -266,7 +265,7 @@ void ppw_graph_mark_returned(struct graph *graph, int *stamp, int *stamp_value)
 }
 
 /* Receivers: the variables a call's result is stored into. */
-void ppw_graph_bind_receivers(struct graph *graph, int *stamp, int *stamp_value)
+void ppw_graph_bind_receivers(struct graph *graph)
 {
     struct ppw_ptrmap site_of_vertex = {0};
     for (size_t i = 0; i < graph->call_count; i++)
@@ -275,16 +274,16 @@ void ppw_graph_bind_receivers(struct graph *graph, int *stamp, int *stamp_value)
     for (size_t i = 0; i < graph->exported.count; i++) {
         int node = graph->exported.items[i];
         struct ppw_intvec calls = {0};
-        data_sources(graph, ppw_graph_self(graph, node), 1, NULL, &calls, stamp, ++*stamp_value);
+        data_sources(graph, ppw_graph_self(graph, node), NULL, &calls);
         for (size_t c = 0; c < calls.count; c++) {
-            int site = ppw_ptrmap_get(&site_of_vertex,
-                                      (const void *)(uintptr_t)(calls.items[c] + 1), -1);
+            int site =
+                ppw_ptrmap_get(&site_of_vertex, (const void *)(uintptr_t)(calls.items[c] + 1), -1);
             if (site >= 0 && graph->calls[site].kind != PPW_CALL_FORK &&
-                graph->calls[site].kind != PPW_CALL_TASK && graph->calls[site].kind != PPW_CALL_SPAWN)
+                graph->calls[site].kind != PPW_CALL_TASK &&
+                graph->calls[site].kind != PPW_CALL_SPAWN)
                 ppw_graph_add_pending(graph, &graph->calls[site], node, -1, PPW_BIND_RETURN, "");
         }
         ppw_intvec_free(&calls);
     }
     ppw_ptrmap_free(&site_of_vertex);
 }
-

@@ -32,7 +32,7 @@ static void collect_blocks(struct ppw_cfg *cfg, LLVMValueRef function)
 struct reverse_cfg {
     struct ppw_intvec *next; /* n + 1 entries */
     int *postorder_number;
-    int *order;              /* reverse postorder */
+    int *order; /* reverse postorder */
     size_t order_count;
 };
 
@@ -118,8 +118,8 @@ static void compute_post_dominators(struct ppw_cfg *cfg)
                 int pred = reverse_preds[node].items[p];
                 if (idom[pred] < 0)
                     continue;
-                chosen = chosen < 0 ? pred
-                                    : intersect(idom, reverse.postorder_number, pred, chosen);
+                chosen =
+                    chosen < 0 ? pred : intersect(idom, reverse.postorder_number, pred, chosen);
             }
             if (chosen >= 0 && idom[node] != chosen) {
                 idom[node] = chosen;

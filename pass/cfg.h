@@ -12,10 +12,10 @@
 struct ppw_cfg {
     LLVMBasicBlockRef *blocks;
     size_t block_count;
-    struct ppw_ptrmap block_index;   /* block -> index */
-    struct ppw_intvec *successors;   /* per block */
-    int *post_dominator;             /* immediate post-dominator; block_count = exit */
-    struct ppw_intvec *controllers;  /* per block: blocks whose branch decides it runs */
+    struct ppw_ptrmap block_index;  /* block -> index */
+    struct ppw_intvec *successors;  /* per block */
+    int *post_dominator;            /* immediate post-dominator; block_count = exit */
+    struct ppw_intvec *controllers; /* per block: blocks whose branch decides it runs */
 };
 
 void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function);

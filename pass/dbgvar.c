@@ -29,8 +29,8 @@ enum { MAX_TYPE_DEPTH = 32 };
 
 static int is_qualifier(unsigned tag)
 {
-    return tag == TAG_TYPEDEF || tag == TAG_CONST || tag == TAG_VOLATILE ||
-           tag == TAG_RESTRICT || tag == TAG_ATOMIC;
+    return tag == TAG_TYPEDEF || tag == TAG_CONST || tag == TAG_VOLATILE || tag == TAG_RESTRICT ||
+           tag == TAG_ATOMIC;
 }
 
 LLVMMetadataRef ppw_dbgvar_strip(LLVMMetadataRef type)
@@ -121,9 +121,9 @@ static const char *array_suffix(struct ppw_arena *arena, LLVMMetadataRef array)
     size_t used = 0;
     for (unsigned dim = 0; dim < dims && used < sizeof buffer - 24; dim++) {
         int64_t count = ppw_di_array_dim(array, dim, NULL);
-        int written = count >= 0 ? snprintf(buffer + used, sizeof buffer - used, "[%lld]",
-                                            (long long)count)
-                                 : snprintf(buffer + used, sizeof buffer - used, "[]");
+        int written =
+            count >= 0 ? snprintf(buffer + used, sizeof buffer - used, "[%lld]", (long long)count)
+                       : snprintf(buffer + used, sizeof buffer - used, "[]");
         if (written > 0)
             used += (size_t)written;
     }
@@ -142,8 +142,7 @@ static const char *type_name_at(struct ppw_arena *arena, LLVMMetadataRef type, i
     const char *name = ppw_di_name(type);
     LLVMMetadataRef base = ppw_di_base_type(type);
     switch (tag) {
-    case TAG_TYPEDEF:
-        return name[0] ? name : type_name_at(arena, base, depth + 1);
+    case TAG_TYPEDEF: return name[0] ? name : type_name_at(arena, base, depth + 1);
     case TAG_POINTER:
         if (ppw_di_tag(ppw_dbgvar_strip(base)) == TAG_SUBROUTINE)
             return "function pointer";
@@ -157,8 +156,7 @@ static const char *type_name_at(struct ppw_arena *arena, LLVMMetadataRef type, i
     case TAG_VOLATILE:
         return ppw_arena_printf(arena, "volatile %s", type_name_at(arena, base, depth + 1));
     case TAG_RESTRICT:
-    case TAG_ATOMIC:
-        return type_name_at(arena, base, depth + 1);
+    case TAG_ATOMIC: return type_name_at(arena, base, depth + 1);
     case TAG_ARRAY:
         return ppw_arena_printf(arena, "%s%s", type_name_at(arena, base, depth + 1),
                                 array_suffix(arena, type));
@@ -166,12 +164,21 @@ static const char *type_name_at(struct ppw_arena *arena, LLVMMetadataRef type, i
     case TAG_UNION:
     case TAG_ENUMERATION:
     case TAG_CLASS:
-        return ppw_arena_printf(arena, "%s %s", record_keyword(tag), name[0] ? name : "<anonymous>");
-    case TAG_SUBROUTINE:
-        return "function";
-    default:
-        return name[0] ? name : "?";
+        return ppw_arena_printf(arena, "%s %s", record_keyword(tag),
+                                name[0] ? name : "<anonymous>");
+    case TAG_SUBROUTINE: return "function";
+    default: return name[0] ? name : "?";
     }
+}
+
+const char *ppw_dbgvar_global_key(struct ppw_arena *arena, LLVMValueRef global,
+                                  LLVMMetadataRef variable)
+{
+    size_t length = 0;
+    const char *symbol = LLVMGetValueName2(global, &length);
+    if (ppw_di_global_is_local_to_unit(variable))
+        return ppw_arena_printf(arena, "%s:%s", ppw_di_file(variable), symbol);
+    return ppw_arena_strdup(arena, symbol);
 }
 
 const char *ppw_dbgvar_type_name(struct ppw_arena *arena, LLVMMetadataRef type)

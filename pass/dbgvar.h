@@ -24,13 +24,18 @@ int ppw_dbgvar_is_array(LLVMMetadataRef type);
 int ppw_dbgvar_member_at(LLVMMetadataRef type, uint64_t offset, const char **name,
                          LLVMMetadataRef *member_type, uint64_t *member_offset);
 
+/* A global's program-level identity: its symbol, qualified by file for
+ * statics of a unit (different units may reuse a static's name). */
+const char *ppw_dbgvar_global_key(struct ppw_arena *arena, LLVMValueRef global,
+                                  LLVMMetadataRef variable);
+
 /* The C spelling of a type, e.g. "struct grid *" or "double[4]". */
 const char *ppw_dbgvar_type_name(struct ppw_arena *arena, LLVMMetadataRef type);
 
 /* IR struct name ("struct.job", "struct.job.12") -> DICompositeType. */
 struct ppw_dbgvar_types {
-    struct ppw_ptrmap seen;    /* DI types visited */
-    const char **names;        /* composite names, "struct.<name>" form */
+    struct ppw_ptrmap seen; /* DI types visited */
+    const char **names;     /* composite names, "struct.<name>" form */
     LLVMMetadataRef *types;
     size_t count, capacity;
 };

@@ -35,17 +35,10 @@ static size_t collect_globals(LLVMModuleRef module, struct ppw_arena *arena,
         LLVMMetadataRef variable = ppw_global_di_variable(global);
         if (!variable || !ppw_di_name(variable)[0] || LLVMIsDeclaration(global))
             continue;
-        if (count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            *out = ppw_xrealloc(*out, capacity, sizeof **out);
-        }
-        size_t length = 0;
-        const char *symbol = LLVMGetValueName2(global, &length);
+        *out = ppw_grow(*out, &capacity, count + 1, sizeof **out, 16);
         struct ppw_result_global *record = &(*out)[count++];
         record->name = ppw_di_name(variable);
-        record->key = ppw_di_global_is_local_to_unit(variable)
-                          ? ppw_arena_printf(arena, "%s:%s", ppw_di_file(variable), symbol)
-                          : symbol;
+        record->key = ppw_dbgvar_global_key(arena, global, variable);
         record->type = ppw_dbgvar_type_name(arena, ppw_di_variable_type(variable));
         record->file = ppw_di_file(variable);
         record->line = ppw_di_line(variable);
@@ -84,10 +77,7 @@ void ppw_driver_run_module(LLVMModuleRef module, const struct ppw_pass_opts *opt
          function = LLVMGetNextFunction(function)) {
         if (!should_analyse(function, &skipped))
             continue;
-        if (count == capacity) {
-            capacity = capacity ? capacity * 2 : 16;
-            functions = ppw_xrealloc(functions, capacity, sizeof *functions);
-        }
+        functions = ppw_grow(functions, &capacity, count + 1, sizeof *functions, 16);
         ppw_blamegraph_analyse(&context, function, &functions[count++]);
     }
 

@@ -15,12 +15,12 @@
  * the union of the locations reachable from its export vertex. */
 enum vertex_kind {
     VERTEX_INSTRUCTION,
-    VERTEX_CALL, /* a call to code outside this function */
-    VERTEX_SELF, /* direct writes to a node */
-    VERTEX_VIEW, /* what a load of the node reads */
-    VERTEX_DOWN, /* the node with every field and pointee below it */
+    VERTEX_CALL,        /* a call to code outside this function */
+    VERTEX_SELF,        /* direct writes to a node */
+    VERTEX_VIEW,        /* what a load of the node reads */
+    VERTEX_DOWN,        /* the node with every field and pointee below it */
     VERTEX_DOWN_FIELDS, /* the node with its fields, not its pointees */
-    VERTEX_CONTROL, /* the branches a block is control dependent on */
+    VERTEX_CONTROL,     /* the branches a block is control dependent on */
     VERTEX_EXPORT,
 };
 enum { NODE_VERTICES = 4 }; /* SELF, VIEW, DOWN, DOWN_FIELDS, in that order */
@@ -32,9 +32,9 @@ enum edge_kind { EDGE_DATA = 0, EDGE_CONTROL = 1, EDGE_ADDRESS = 2 };
 enum { MAX_BITSET_WORDS = 1 << 24 };
 
 struct vertex {
-    int loc;      /* index into locs, -1 */
-    int kind;     /* enum vertex_kind */
-    int node;     /* memory node of node vertices, -1 */
+    int loc;                 /* index into locs, -1 */
+    int kind;                /* enum vertex_kind */
+    int node;                /* memory node of node vertices, -1 */
     struct ppw_intvec edges; /* target * 4 + edge_kind */
 };
 
@@ -67,24 +67,26 @@ struct graph {
     const char *file;
     struct vertex *vertices;
     size_t vertex_count, vertex_capacity;
-    struct ppw_ptrmap inst_vertex;   /* instruction -> 1 + vertex */
-    int *block_control;              /* per block: control vertex, -1 */
-    struct ppw_ptrmap spill_stores;  /* stores that spill an argument to its slot */
+    struct ppw_ptrmap inst_vertex;  /* instruction -> 1 + vertex */
+    int *block_control;             /* per block: control vertex, -1 */
+    struct ppw_ptrmap spill_stores; /* stores that spill an argument to its slot */
     struct ppw_loc *locs;
     size_t loc_count, loc_capacity;
-    struct ppw_ptrmap loc_index;     /* packed location -> 1 + index */
-    struct ppw_ptrmap file_ids;      /* file name pointer -> id */
+    struct ppw_ptrmap loc_index; /* packed location -> 1 + index */
+    struct ppw_ptrmap file_ids;  /* file name pointer -> id */
     struct call_site *calls;
     size_t call_count, call_capacity;
     struct pending_binding *pending;
     size_t pending_count, pending_capacity;
     struct deferred_name *deferred;
     size_t deferred_count, deferred_capacity;
-    struct ppw_intvec ssa_bindings;  /* pairs: node, value vertex */
+    struct ppw_intvec ssa_bindings; /* pairs: node, value vertex */
     int return_node;
-    int *export_vertex;              /* per exported node */
-    struct ppw_intvec exported;      /* node ids in export order */
-    int truncated;
+    int *export_vertex;         /* per exported node */
+    struct ppw_intvec exported; /* node ids in export order */
+    int *visit_marks;           /* per vertex: round of the last data_sources walk */
+    size_t visit_capacity;
+    int visit_round;
 };
 
 int ppw_graph_intern_loc(struct graph *graph, const char *file, unsigned line, unsigned col);
@@ -100,21 +102,24 @@ int ppw_graph_operand_vertex(struct graph *graph, LLVMValueRef value);
 /* The node above: the field's parent or the pointee's pointer, -1. */
 int ppw_graph_up(const struct ppw_memory *memory, int node);
 int ppw_graph_is_call(LLVMValueRef inst);
+/* The function a value names, looking through bitcasts; NULL if none. */
+LLVMValueRef ppw_graph_function(LLVMValueRef value);
 const char *ppw_graph_callee_name(LLVMValueRef call);
 int ppw_graph_is_pointer(LLVMValueRef value);
 
 /* callsites.c */
 void ppw_graph_add_pending(struct graph *graph, struct call_site *site, int node, int formal,
                            unsigned mode, const char *path);
-void ppw_graph_bind_call(struct graph *graph, struct call_site *site, int *stamp, int *stamp_value);
-void ppw_graph_mark_returned(struct graph *graph, int *stamp, int *stamp_value);
-void ppw_graph_bind_receivers(struct graph *graph, int *stamp, int *stamp_value);
+void ppw_graph_bind_call(struct graph *graph, struct call_site *site);
+void ppw_graph_mark_returned(struct graph *graph);
+void ppw_graph_bind_receivers(struct graph *graph);
 
 /* blamesets.c */
 void ppw_graph_wire_node(struct graph *graph, int node);
 void ppw_graph_select_exports(struct graph *graph);
 int ppw_graph_export_of(const struct ppw_memory *memory, int node);
-uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of);
+uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
+                                         size_t *component_count);
 void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *inclusive,
                              struct ppw_result_var *out);
 void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out);

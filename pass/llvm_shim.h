@@ -14,8 +14,8 @@ extern "C" {
 
 /* Pass options, parsed once by the plugin from -ppw-* command-line flags. */
 struct ppw_pass_opts {
-    int verbose;         /* -ppw-verbose: print a summary per module */
-    int no_export;       /* -ppw-no-export: analyse but embed nothing */
+    int verbose;   /* -ppw-verbose: print a summary per module */
+    int no_export; /* -ppw-no-export: analyse but embed nothing */
 };
 
 /* Entry point implemented in driver.c. */

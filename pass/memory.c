@@ -49,11 +49,8 @@ void ppw_memory_free(struct ppw_memory *memory)
 
 int ppw_memory_new_node(struct ppw_memory *memory)
 {
-    if (memory->node_count == memory->node_capacity) {
-        memory->node_capacity = memory->node_capacity ? memory->node_capacity * 2 : 64;
-        memory->nodes =
-            ppw_xrealloc(memory->nodes, memory->node_capacity, sizeof *memory->nodes);
-    }
+    memory->nodes = ppw_grow(memory->nodes, &memory->node_capacity, memory->node_count + 1,
+                             sizeof *memory->nodes, 64);
     struct ppw_node *node = &memory->nodes[memory->node_count];
     memset(node, 0, sizeof *node);
     node->parent = node->pte_of = node->pte = -1;
@@ -61,17 +58,6 @@ int ppw_memory_new_node(struct ppw_memory *memory)
     node->vertex = -1;
     node->export_id = -1;
     return (int)memory->node_count++;
-}
-
-static const char *global_key(struct ppw_memory *memory, LLVMValueRef global,
-                              LLVMMetadataRef variable)
-{
-    size_t length = 0;
-    const char *symbol = LLVMGetValueName2(global, &length);
-    /* Statics of different units may share a name: qualify them by file. */
-    if (ppw_di_global_is_local_to_unit(variable))
-        return ppw_arena_printf(memory->arena, "%s:%s", ppw_di_file(variable), symbol);
-    return ppw_arena_strdup(memory->arena, symbol);
 }
 
 static void name_global(struct ppw_memory *memory, int id, LLVMValueRef global)
@@ -86,7 +72,7 @@ static void name_global(struct ppw_memory *memory, int id, LLVMValueRef global)
     node->decl_file = ppw_di_file(variable);
     node->decl_line = ppw_di_line(variable);
     node->flags |= PPW_VAR_EXIT_GLOBAL;
-    node->key = global_key(memory, global, variable);
+    node->key = ppw_dbgvar_global_key(memory->arena, global, variable);
     ppw_dbgvar_types_add(memory->types, node->type);
 }
 
@@ -170,6 +156,14 @@ static int is_constant_zero(LLVMValueRef value)
     return LLVMIsAConstantInt(value) && LLVMConstIntGetZExtValue(value) == 0;
 }
 
+static int has_member_at(LLVMMetadataRef type, uint64_t offset)
+{
+    const char *name = NULL;
+    LLVMMetadataRef member_type = NULL;
+    uint64_t member_offset = 0;
+    return ppw_dbgvar_member_at(type, offset, &name, &member_type, &member_offset);
+}
+
 /* The field of `type` (debug type of the memory) at byte `offset`; falls
  * back on the IR struct's name when the debug type says nothing (void *). */
 static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetadataRef type,
@@ -184,9 +178,7 @@ static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetada
             name = NULL;
     }
     LLVMMetadataRef known = ppw_dbgvar_strip(type);
-    if (!name && (offset == 0 || (known && !ppw_dbgvar_member_at(known, 0, &(const char *){0},
-                                                                  &(LLVMMetadataRef){0},
-                                                                  &(uint64_t){0})))) {
+    if (!name && (offset == 0 || (known && !has_member_at(known, 0)))) {
         /* An unnamed member at offset 0 shares its struct's address (the
          * captured structs of OpenMP tasks have no member names), and the
          * parts of a scalar (a complex number) are the scalar. */
@@ -210,15 +202,13 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
     LLVMTypeRef ir_type = LLVMGetGEPSourceElementType(gep);
     LLVMMetadataRef type = memory->nodes[node].type;
     LLVMValueRef first = LLVMGetOperand(gep, 1);
-    int byte_addressed = LLVMGetTypeKind(ir_type) == LLVMIntegerTypeKind &&
-                         LLVMGetIntTypeWidth(ir_type) == 8;
+    int byte_addressed =
+        LLVMGetTypeKind(ir_type) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ir_type) == 8;
     if (byte_addressed && LLVMIsAConstantInt(first) && !is_constant_zero(first)) {
         LLVMMetadataRef member_type = NULL;
         uint64_t offset = LLVMConstIntGetZExtValue(first);
         LLVMMetadataRef element = ppw_dbgvar_element(type);
-        const char *name = NULL;
-        uint64_t member_offset = 0;
-        if (ppw_dbgvar_member_at(element, offset, &name, &member_type, &member_offset))
+        if (has_member_at(element, offset))
             return field_at(memory, node, indexed, element, NULL, offset, &member_type) * 2;
         return node * 2 + 1;
     }
@@ -233,7 +223,8 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
             unsigned field = (unsigned)LLVMConstIntGetZExtValue(index);
             if (field >= LLVMCountStructElementTypes(ir_type))
                 return node * 2 + indexed;
-            uint64_t offset = memory->layout ? LLVMOffsetOfElement(memory->layout, ir_type, field) : 0;
+            uint64_t offset =
+                memory->layout ? LLVMOffsetOfElement(memory->layout, ir_type, field) : 0;
             LLVMMetadataRef member_type = NULL;
             node = field_at(memory, node, indexed, ppw_dbgvar_element(type), ir_type, offset,
                             &member_type);
@@ -341,8 +332,7 @@ static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struc
         ppw_intvec_free(&from);
         return;
     }
-    default:
-        return; /* calls, inttoptr: unknown */
+    default: return; /* calls, inttoptr: unknown */
     }
 }
 
@@ -423,8 +413,8 @@ static int record_copy(struct ppw_memory *memory, LLVMValueRef destination, LLVM
     int changed = 0;
     for (size_t i = 0; i < into.count; i++)
         for (size_t j = 0; j < values.count; j++)
-            changed |= ppw_intvec_add_unique(&memory->nodes[into.items[i] / 2].contents,
-                                             values.items[j]);
+            changed |=
+                ppw_intvec_add_unique(&memory->nodes[into.items[i] / 2].contents, values.items[j]);
     ppw_intvec_free(&into);
     ppw_intvec_free(&from);
     ppw_intvec_free(&values);
@@ -477,10 +467,8 @@ void ppw_memory_solve(struct ppw_memory *memory, LLVMValueRef function)
 int ppw_memory_first_member(struct ppw_memory *memory, int node)
 {
     LLVMMetadataRef member_type = NULL;
-    const char *name = NULL;
-    uint64_t member_offset = 0;
     LLVMMetadataRef type = ppw_dbgvar_element(memory->nodes[node].type);
-    if (!ppw_dbgvar_member_at(type, 0, &name, &member_type, &member_offset))
+    if (!has_member_at(type, 0))
         return node;
     return field_at(memory, node, 0, type, NULL, 0, &member_type);
 }
@@ -508,9 +496,8 @@ const char *ppw_memory_display_name(struct ppw_memory *memory, int node)
     const char *parent = ppw_memory_display_name(memory, current->parent);
     if (!parent)
         return NULL;
-    int through_pointer = memory->nodes[current->parent].pte_of >= 0 &&
-                          !memory->nodes[current->parent].var_name;
+    int through_pointer =
+        memory->nodes[current->parent].pte_of >= 0 && !memory->nodes[current->parent].var_name;
     return ppw_arena_printf(memory->arena, "%s%s%s%s", parent, current->indexed_step ? "[]" : "",
-                            through_pointer && !current->indexed_step ? "->" : ".",
-                            current->step);
+                            through_pointer && !current->indexed_step ? "->" : ".", current->step);
 }

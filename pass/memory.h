@@ -22,29 +22,29 @@
 #include <llvm-c/Target.h>
 
 struct ppw_node {
-    int parent;  /* field parent, -1 */
-    int pte_of;  /* this node is the pointee of node pte_of, -1 */
-    int pte;     /* this node's pointee node, -1 until needed */
+    int parent; /* field parent, -1 */
+    int pte_of; /* this node is the pointee of node pte_of, -1 */
+    int pte;    /* this node's pointee node, -1 until needed */
     struct ppw_intvec children;
-    const char *step;      /* field name, for field nodes */
-    int indexed_step;      /* "[]" precedes the field name */
-    LLVMMetadataRef type;  /* debug type of this memory, may be NULL */
+    const char *step;     /* field name, for field nodes */
+    int indexed_step;     /* "[]" precedes the field name */
+    LLVMMetadataRef type; /* debug type of this memory, may be NULL */
     /* Source-variable identity: set on roots named by debug info, and on
      * storage named through a dbg.declare with DW_OP_deref. */
     const char *var_name;
-    unsigned kind;         /* enum ppw_var_kind for named nodes, 0 otherwise */
+    unsigned kind; /* enum ppw_var_kind for named nodes, 0 otherwise */
     const char *decl_file;
     unsigned decl_line;
-    int param_index;       /* IR parameter number, -1 */
-    const char *key;       /* globals: program-level identity */
-    int is_param_root;     /* an IR argument's own storage (named or not) */
-    unsigned flags;        /* enum ppw_var_flag */
+    int param_index;   /* IR parameter number, -1 */
+    const char *key;   /* globals: program-level identity */
+    int is_param_root; /* an IR argument's own storage (named or not) */
+    unsigned flags;    /* enum ppw_var_flag */
     int depth;
-    struct ppw_intvec contents; /* pointer targets stored into this node */
-    int stores_unknown;         /* a stored pointer had no known target */
+    struct ppw_intvec contents;   /* pointer targets stored into this node */
+    int stores_unknown;           /* a stored pointer had no known target */
     struct ppw_intvec write_locs; /* locations of direct writes */
-    int vertex;                 /* first of its graph vertices, -1 */
-    int touched;                /* read, written or bound in this function */
+    int vertex;                   /* first of its graph vertices, -1 */
+    int touched;                  /* read, written or bound in this function */
     int export_id;
 };
 
@@ -54,15 +54,15 @@ struct ppw_memory {
     LLVMTargetDataRef layout;
     struct ppw_node *nodes;
     size_t node_count, node_capacity;
-    struct ppw_ptrmap storage_node; /* alloca, global or byval argument -> node */
+    struct ppw_ptrmap storage_node;  /* alloca, global or byval argument -> node */
     struct ppw_ptrmap argument_node; /* argument -> parameter node (spilled params) */
     struct ppw_ptrmap variable_node; /* DILocalVariable -> node */
     struct ppw_ptrmap memo;          /* value -> 1 + index into memo_sets */
     struct ppw_intvec *memo_sets;
-    int *memo_rounds;                /* round each set was last computed in */
+    int *memo_rounds; /* round each set was last computed in */
     size_t memo_count, memo_capacity;
     int round, memo_grew, frozen;
-    int pointee_when_unknown;        /* second phase of the fixpoint */
+    int pointee_when_unknown; /* second phase of the fixpoint */
 };
 
 void ppw_memory_init(struct ppw_memory *memory, struct ppw_arena *arena,

@@ -30,12 +30,20 @@ void *ppw_xrealloc(void *pointer, size_t count, size_t size)
     return grown;
 }
 
+void *ppw_grow(void *items, size_t *capacity, size_t needed, size_t item_size, size_t initial)
+{
+    if (needed <= *capacity)
+        return items;
+    size_t grown = *capacity ? *capacity : initial;
+    while (grown < needed)
+        grown *= 2;
+    *capacity = grown;
+    return ppw_xrealloc(items, grown, item_size);
+}
+
 void ppw_intvec_push(struct ppw_intvec *vec, int value)
 {
-    if (vec->count == vec->capacity) {
-        vec->capacity = vec->capacity ? vec->capacity * 2 : 4;
-        vec->items = ppw_xrealloc(vec->items, vec->capacity, sizeof *vec->items);
-    }
+    vec->items = ppw_grow(vec->items, &vec->capacity, vec->count + 1, sizeof *vec->items, 4);
     vec->items[vec->count++] = value;
 }
 

@@ -41,6 +41,9 @@ char *ppw_arena_printf(struct ppw_arena *arena, const char *format, ...)
 void ppw_arena_free(struct ppw_arena *arena);
 
 void *ppw_xcalloc(size_t count, size_t size);
+/* Returns `items` with room for at least `needed` items, doubling
+ * *capacity (from `initial`) when it must grow. */
+void *ppw_grow(void *items, size_t *capacity, size_t needed, size_t item_size, size_t initial);
 void *ppw_xrealloc(void *pointer, size_t count, size_t size);
 
 #endif
