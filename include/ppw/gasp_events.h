@@ -1,0 +1,180 @@
+/* Which library calls the pass wraps in GASP START/END events, and what each
+ * event means to the tool.  One table for the pass (which calls to wrap,
+ * which operands to forward), the runtime (how many varargs to read, which
+ * generic operation type) and ppw-blame (names).  See docs/gasp.md.
+ *
+ * PPW_GASP_CALLS(X): X(tag, callee, op, operand_mask, has_result)
+ *   tag          a GASP_* event tag from ppw/gasp.h
+ *   callee       the C function the pass wraps (several rows may share a tag)
+ *   op           the PPW generic operation type (enum ppw_op)
+ *   operand_mask bit i set: call operand i is forwarded, widened to 64 bits
+ *                (pointers as addresses, integers sign- or zero-extended as
+ *                their C type says), in operand order
+ *   has_result   1: the END event also carries the call's result, widened
+ *
+ * A START event therefore carries popcount(operand_mask) 64-bit varargs and
+ * the END event that many plus has_result.  GASP_C_FUNC is not in the table:
+ * it carries `const char *funcsig` on both events, as GASP specifies. */
+#ifndef PPW_GASP_EVENTS_H
+#define PPW_GASP_EVENTS_H
+
+#include "ppw/gasp.h"
+
+/* PPW's generic operation types (PPW thesis Table 4-1), plus the C ones. */
+#define PPW_OPS(X)                                                                   \
+    X(PPW_OP_FUNCTION, "function")                                                   \
+    X(PPW_OP_USER_REGION, "user region")                                             \
+    X(PPW_OP_INIT, "init")                                                           \
+    X(PPW_OP_TERM, "termination")                                                    \
+    X(PPW_OP_SPAWN, "spawn")                                                         \
+    X(PPW_OP_JOIN, "join")                                                           \
+    X(PPW_OP_GROUP_SYNC, "group sync")                                               \
+    X(PPW_OP_GROUP_COMM, "group comm")                                               \
+    X(PPW_OP_SEND, "send")                                                           \
+    X(PPW_OP_RECV, "recv")                                                           \
+    X(PPW_OP_SEND_NB, "non-blocking send")                                           \
+    X(PPW_OP_RECV_NB, "non-blocking recv")                                           \
+    X(PPW_OP_COMM_SYNC, "comm sync")                                                 \
+    X(PPW_OP_LOCK_ACQUIRE, "lock acquire")                                           \
+    X(PPW_OP_LOCK_RELEASE, "lock release")                                           \
+    X(PPW_OP_WAIT_ON_VALUE, "wait on value")                                         \
+    X(PPW_OP_SIGNAL_VALUE, "signal value")                                           \
+    X(PPW_OP_MEM_ALLOC, "memory alloc")                                              \
+    X(PPW_OP_MEM_FREE, "memory free")
+
+enum ppw_op {
+#define PPW_OP_ENUM(name, text) name,
+    PPW_OPS(PPW_OP_ENUM)
+#undef PPW_OP_ENUM
+        PPW_OP_COUNT
+};
+
+/* Operand masks, named for readability. */
+#define PPW_ARG(i) (1u << (i))
+
+/* clang-format off */
+#define PPW_GASP_CALLS(X)                                                                       \
+    X(GASP_C_MALLOC, "malloc", PPW_OP_MEM_ALLOC, PPW_ARG(0), 1)                                 \
+    X(GASP_C_CALLOC, "calloc", PPW_OP_MEM_ALLOC, PPW_ARG(0) | PPW_ARG(1), 1)                    \
+    X(GASP_C_REALLOC, "realloc", PPW_OP_MEM_ALLOC, PPW_ARG(0) | PPW_ARG(1), 1)                  \
+    X(GASP_C_FREE, "free", PPW_OP_MEM_FREE, PPW_ARG(0), 0)                                      \
+    X(GASP_C_DLOPEN, "dlopen", PPW_OP_INIT, PPW_ARG(0) | PPW_ARG(1), 1)                         \
+    X(GASP_C_DLCLOSE, "dlclose", PPW_OP_TERM, PPW_ARG(0), 1)                                    \
+    X(GASP_PTHREAD_CREATE, "pthread_create", PPW_OP_SPAWN, PPW_ARG(2), 1)                       \
+    X(GASP_PTHREAD_JOIN, "pthread_join", PPW_OP_JOIN, PPW_ARG(0), 1)                            \
+    X(GASP_PTHREAD_MUTEX_LOCK, "pthread_mutex_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)        \
+    X(GASP_PTHREAD_MUTEX_TRYLOCK, "pthread_mutex_trylock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)  \
+    X(GASP_PTHREAD_MUTEX_UNLOCK, "pthread_mutex_unlock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 1)    \
+    X(GASP_PTHREAD_BARRIER_WAIT, "pthread_barrier_wait", PPW_OP_GROUP_SYNC, PPW_ARG(0), 1)      \
+    X(GASP_PTHREAD_COND_WAIT, "pthread_cond_wait", PPW_OP_WAIT_ON_VALUE,                        \
+      PPW_ARG(0) | PPW_ARG(1), 1)                                                               \
+    X(GASP_PTHREAD_COND_TIMEDWAIT, "pthread_cond_timedwait", PPW_OP_WAIT_ON_VALUE,              \
+      PPW_ARG(0) | PPW_ARG(1), 1)                                                               \
+    X(GASP_PTHREAD_COND_SIGNAL, "pthread_cond_signal", PPW_OP_SIGNAL_VALUE, PPW_ARG(0), 1)      \
+    X(GASP_PTHREAD_COND_BROADCAST, "pthread_cond_broadcast", PPW_OP_SIGNAL_VALUE, PPW_ARG(0), 1)\
+    X(GASP_PTHREAD_SPIN_LOCK, "pthread_spin_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)          \
+    X(GASP_PTHREAD_SPIN_UNLOCK, "pthread_spin_unlock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 1)      \
+    X(GASP_PTHREAD_RWLOCK_RDLOCK, "pthread_rwlock_rdlock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)  \
+    X(GASP_PTHREAD_RWLOCK_WRLOCK, "pthread_rwlock_wrlock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)  \
+    X(GASP_PTHREAD_RWLOCK_UNLOCK, "pthread_rwlock_unlock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 1)  \
+    X(GASP_OMP_PARALLEL, "__kmpc_fork_call", PPW_OP_SPAWN, PPW_ARG(2), 0)                       \
+    X(GASP_OMP_BARRIER, "__kmpc_barrier", PPW_OP_GROUP_SYNC, 0, 0)                              \
+    X(GASP_OMP_CRITICAL, "__kmpc_critical", PPW_OP_LOCK_ACQUIRE, PPW_ARG(2), 0)                 \
+    X(GASP_OMP_CRITICAL, "__kmpc_critical_with_hint", PPW_OP_LOCK_ACQUIRE, PPW_ARG(2), 0)       \
+    X(GASP_OMP_CRITICAL_EXIT, "__kmpc_end_critical", PPW_OP_LOCK_RELEASE, PPW_ARG(2), 0)        \
+    X(GASP_OMP_TASK_CREATE, "__kmpc_omp_task", PPW_OP_SPAWN, PPW_ARG(2), 1)                     \
+    X(GASP_OMP_TASK_CREATE, "__kmpc_omp_task_with_deps", PPW_OP_SPAWN, PPW_ARG(2), 1)           \
+    X(GASP_OMP_TASK_CREATE, "__kmpc_taskloop", PPW_OP_SPAWN, PPW_ARG(2), 0)                     \
+    X(GASP_OMP_TASKWAIT, "__kmpc_omp_taskwait", PPW_OP_JOIN, 0, 1)                              \
+    X(GASP_OMP_TASKGROUP_END, "__kmpc_end_taskgroup", PPW_OP_JOIN, 0, 0)                        \
+    X(GASP_OMP_SET_LOCK, "omp_set_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 0)                    \
+    X(GASP_OMP_SET_LOCK, "omp_set_nest_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 0)               \
+    X(GASP_OMP_UNSET_LOCK, "omp_unset_lock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 0)                \
+    X(GASP_OMP_UNSET_LOCK, "omp_unset_nest_lock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 0)           \
+    X(GASP_OMP_REDUCE, "__kmpc_reduce", PPW_OP_GROUP_COMM, 0, 1)                                \
+    X(GASP_OMP_REDUCE, "__kmpc_reduce_nowait", PPW_OP_GROUP_COMM, 0, 1)                         \
+    X(GASP_MPI_INIT, "MPI_Init", PPW_OP_INIT, 0, 1)                                             \
+    X(GASP_MPI_INIT, "MPI_Init_thread", PPW_OP_INIT, PPW_ARG(2), 1)                             \
+    X(GASP_MPI_FINALIZE, "MPI_Finalize", PPW_OP_TERM, 0, 1)                                     \
+    /* (buf, count, type, peer, tag, comm): forward count, type, peer, tag, comm */            \
+    X(GASP_MPI_SEND, "MPI_Send", PPW_OP_SEND, 0x3eu, 1)                                         \
+    X(GASP_MPI_SEND, "MPI_Ssend", PPW_OP_SEND, 0x3eu, 1)                                        \
+    X(GASP_MPI_SEND, "MPI_Bsend", PPW_OP_SEND, 0x3eu, 1)                                        \
+    X(GASP_MPI_SEND, "MPI_Rsend", PPW_OP_SEND, 0x3eu, 1)                                        \
+    X(GASP_MPI_RECV, "MPI_Recv", PPW_OP_RECV, 0x3eu, 1)                                         \
+    X(GASP_MPI_ISEND, "MPI_Isend", PPW_OP_SEND_NB, 0x3eu, 1)                                    \
+    X(GASP_MPI_IRECV, "MPI_Irecv", PPW_OP_RECV_NB, 0x3eu, 1)                                    \
+    X(GASP_MPI_WAIT, "MPI_Wait", PPW_OP_COMM_SYNC, PPW_ARG(0), 1)                               \
+    X(GASP_MPI_WAITALL, "MPI_Waitall", PPW_OP_COMM_SYNC, PPW_ARG(0), 1)                         \
+    X(GASP_MPI_WAITANY, "MPI_Waitany", PPW_OP_COMM_SYNC, PPW_ARG(0), 1)                         \
+    /* (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status) */      \
+    X(GASP_MPI_SENDRECV, "MPI_Sendrecv", PPW_OP_SEND, 0x7deu, 1)                                \
+    X(GASP_MPI_BARRIER, "MPI_Barrier", PPW_OP_GROUP_SYNC, PPW_ARG(0), 1)                        \
+    /* (buf, count, type, root, comm) */                                                        \
+    X(GASP_MPI_BCAST, "MPI_Bcast", PPW_OP_GROUP_COMM, 0x1eu, 1)                                 \
+    /* (sbuf, rbuf, count, type, op, root, comm) */                                             \
+    X(GASP_MPI_REDUCE, "MPI_Reduce", PPW_OP_GROUP_COMM, 0x6cu, 1)                               \
+    /* (sbuf, rbuf, count, type, op, comm) */                                                   \
+    X(GASP_MPI_ALLREDUCE, "MPI_Allreduce", PPW_OP_GROUP_COMM, 0x2cu, 1)                         \
+    /* (sbuf, scount, stype, rbuf, rcount, rtype[, root], comm) */                              \
+    X(GASP_MPI_GATHER, "MPI_Gather", PPW_OP_GROUP_COMM, 0xc6u, 1)                               \
+    X(GASP_MPI_ALLGATHER, "MPI_Allgather", PPW_OP_GROUP_COMM, 0x46u, 1)                         \
+    X(GASP_MPI_SCATTER, "MPI_Scatter", PPW_OP_GROUP_COMM, 0xc6u, 1)                             \
+    X(GASP_MPI_ALLTOALL, "MPI_Alltoall", PPW_OP_GROUP_COMM, 0x46u, 1)
+/* clang-format on */
+
+/* Every tag, once, with its symbolic name (for --inst-only files and for
+ * readers).  GASP_C_FUNC is first. */
+#define PPW_GASP_TAGS(X)                                                                        \
+    X(GASP_C_FUNC, "GASP_C_FUNC", PPW_OP_FUNCTION)                                              \
+    X(GASP_C_MALLOC, "GASP_C_MALLOC", PPW_OP_MEM_ALLOC)                                         \
+    X(GASP_C_REALLOC, "GASP_C_REALLOC", PPW_OP_MEM_ALLOC)                                       \
+    X(GASP_C_FREE, "GASP_C_FREE", PPW_OP_MEM_FREE)                                              \
+    X(GASP_C_CALLOC, "GASP_C_CALLOC", PPW_OP_MEM_ALLOC)                                         \
+    X(GASP_C_DLOPEN, "GASP_C_DLOPEN", PPW_OP_INIT)                                              \
+    X(GASP_C_DLCLOSE, "GASP_C_DLCLOSE", PPW_OP_TERM)                                            \
+    X(GASP_PTHREAD_CREATE, "GASP_PTHREAD_CREATE", PPW_OP_SPAWN)                                 \
+    X(GASP_PTHREAD_JOIN, "GASP_PTHREAD_JOIN", PPW_OP_JOIN)                                      \
+    X(GASP_PTHREAD_MUTEX_LOCK, "GASP_PTHREAD_MUTEX_LOCK", PPW_OP_LOCK_ACQUIRE)                  \
+    X(GASP_PTHREAD_MUTEX_TRYLOCK, "GASP_PTHREAD_MUTEX_TRYLOCK", PPW_OP_LOCK_ACQUIRE)            \
+    X(GASP_PTHREAD_MUTEX_UNLOCK, "GASP_PTHREAD_MUTEX_UNLOCK", PPW_OP_LOCK_RELEASE)              \
+    X(GASP_PTHREAD_BARRIER_WAIT, "GASP_PTHREAD_BARRIER_WAIT", PPW_OP_GROUP_SYNC)                \
+    X(GASP_PTHREAD_COND_WAIT, "GASP_PTHREAD_COND_WAIT", PPW_OP_WAIT_ON_VALUE)                   \
+    X(GASP_PTHREAD_COND_TIMEDWAIT, "GASP_PTHREAD_COND_TIMEDWAIT", PPW_OP_WAIT_ON_VALUE)         \
+    X(GASP_PTHREAD_COND_SIGNAL, "GASP_PTHREAD_COND_SIGNAL", PPW_OP_SIGNAL_VALUE)                \
+    X(GASP_PTHREAD_COND_BROADCAST, "GASP_PTHREAD_COND_BROADCAST", PPW_OP_SIGNAL_VALUE)          \
+    X(GASP_PTHREAD_SPIN_LOCK, "GASP_PTHREAD_SPIN_LOCK", PPW_OP_LOCK_ACQUIRE)                    \
+    X(GASP_PTHREAD_SPIN_UNLOCK, "GASP_PTHREAD_SPIN_UNLOCK", PPW_OP_LOCK_RELEASE)                \
+    X(GASP_PTHREAD_RWLOCK_RDLOCK, "GASP_PTHREAD_RWLOCK_RDLOCK", PPW_OP_LOCK_ACQUIRE)            \
+    X(GASP_PTHREAD_RWLOCK_WRLOCK, "GASP_PTHREAD_RWLOCK_WRLOCK", PPW_OP_LOCK_ACQUIRE)            \
+    X(GASP_PTHREAD_RWLOCK_UNLOCK, "GASP_PTHREAD_RWLOCK_UNLOCK", PPW_OP_LOCK_RELEASE)            \
+    X(GASP_OMP_PARALLEL, "GASP_OMP_PARALLEL", PPW_OP_SPAWN)                                     \
+    X(GASP_OMP_BARRIER, "GASP_OMP_BARRIER", PPW_OP_GROUP_SYNC)                                  \
+    X(GASP_OMP_CRITICAL, "GASP_OMP_CRITICAL", PPW_OP_LOCK_ACQUIRE)                              \
+    X(GASP_OMP_CRITICAL_EXIT, "GASP_OMP_CRITICAL_EXIT", PPW_OP_LOCK_RELEASE)                    \
+    X(GASP_OMP_TASK_CREATE, "GASP_OMP_TASK_CREATE", PPW_OP_SPAWN)                               \
+    X(GASP_OMP_TASKWAIT, "GASP_OMP_TASKWAIT", PPW_OP_JOIN)                                      \
+    X(GASP_OMP_TASKGROUP_END, "GASP_OMP_TASKGROUP_END", PPW_OP_JOIN)                            \
+    X(GASP_OMP_SET_LOCK, "GASP_OMP_SET_LOCK", PPW_OP_LOCK_ACQUIRE)                              \
+    X(GASP_OMP_UNSET_LOCK, "GASP_OMP_UNSET_LOCK", PPW_OP_LOCK_RELEASE)                          \
+    X(GASP_OMP_REDUCE, "GASP_OMP_REDUCE", PPW_OP_GROUP_COMM)                                    \
+    X(GASP_MPI_INIT, "GASP_MPI_INIT", PPW_OP_INIT)                                              \
+    X(GASP_MPI_FINALIZE, "GASP_MPI_FINALIZE", PPW_OP_TERM)                                      \
+    X(GASP_MPI_SEND, "GASP_MPI_SEND", PPW_OP_SEND)                                              \
+    X(GASP_MPI_RECV, "GASP_MPI_RECV", PPW_OP_RECV)                                              \
+    X(GASP_MPI_ISEND, "GASP_MPI_ISEND", PPW_OP_SEND_NB)                                         \
+    X(GASP_MPI_IRECV, "GASP_MPI_IRECV", PPW_OP_RECV_NB)                                         \
+    X(GASP_MPI_WAIT, "GASP_MPI_WAIT", PPW_OP_COMM_SYNC)                                         \
+    X(GASP_MPI_WAITALL, "GASP_MPI_WAITALL", PPW_OP_COMM_SYNC)                                   \
+    X(GASP_MPI_WAITANY, "GASP_MPI_WAITANY", PPW_OP_COMM_SYNC)                                   \
+    X(GASP_MPI_SENDRECV, "GASP_MPI_SENDRECV", PPW_OP_SEND)                                      \
+    X(GASP_MPI_BARRIER, "GASP_MPI_BARRIER", PPW_OP_GROUP_SYNC)                                  \
+    X(GASP_MPI_BCAST, "GASP_MPI_BCAST", PPW_OP_GROUP_COMM)                                      \
+    X(GASP_MPI_REDUCE, "GASP_MPI_REDUCE", PPW_OP_GROUP_COMM)                                    \
+    X(GASP_MPI_ALLREDUCE, "GASP_MPI_ALLREDUCE", PPW_OP_GROUP_COMM)                              \
+    X(GASP_MPI_GATHER, "GASP_MPI_GATHER", PPW_OP_GROUP_COMM)                                    \
+    X(GASP_MPI_ALLGATHER, "GASP_MPI_ALLGATHER", PPW_OP_GROUP_COMM)                              \
+    X(GASP_MPI_SCATTER, "GASP_MPI_SCATTER", PPW_OP_GROUP_COMM)                                  \
+    X(GASP_MPI_ALLTOALL, "GASP_MPI_ALLTOALL", PPW_OP_GROUP_COMM)
+
+#endif

@@ -1,0 +1,325 @@
+/* The run-directory format: the contract between libppw (writer) and
+ * ppw-blame (reader).  Documented in docs/FORMATS.md ("Run directory");
+ * change both together, and bump the version as the rules there say.
+ *
+ * A run directory (PPW_OUTPUT, default ./ppw-<exe>-<pid>/) holds:
+ *   run.ppw            process-level records: run info, argv, environment,
+ *                      metric, calibration, modules, regions, threads
+ *   t<N>.samples.ppw   thread N's samples and stacks (written by the
+ *                      sampling signal handler only)
+ *   t<N>.events.ppw    thread N's spawn records and trace events
+ *   t<N>.profile.ppw   thread N's profile timers, updated in place
+ * N is the thread's index: 0 for the main thread, then in creation order.
+ *
+ * Every file starts with struct ppw_file_header.  The files are mapped
+ * shared and written in place, so whatever the program's end (exit, signal,
+ * SIGKILL), every record below `committed` is complete: writers store a
+ * record first and then advance `committed` with a release store.  Bytes
+ * beyond `committed` are preallocated space, zero or partial, never data.
+ *
+ * All integers are little-endian; all structs below are naturally aligned
+ * with no implicit padding (the static asserts at the end check sizes). */
+#ifndef PPW_RUN_FORMAT_H
+#define PPW_RUN_FORMAT_H
+
+#include <stdint.h>
+
+#define PPW_RUN_MAGIC "PPWR"
+#define PPW_RUN_MAJOR 1
+#define PPW_RUN_MINOR 0
+#define PPW_RUN_HEADER_SIZE 128
+#define PPW_BUILD_ID_MAX 32
+
+enum ppw_file_kind {
+    PPW_FILE_RUN = 1,
+    PPW_FILE_SAMPLES = 2,
+    PPW_FILE_EVENTS = 3,
+    PPW_FILE_PROFILE = 4,
+};
+
+enum ppw_file_flag {
+    PPW_FILE_CLOSED = 1u << 0, /* the writer finished it; absent after a crash */
+};
+
+/* Why samples were not recorded; counters in the samples file header. */
+enum ppw_drop_reason {
+    PPW_DROP_NOT_READY = 0, /* signal before the thread was set up, or after teardown */
+    PPW_DROP_PAUSED = 1,    /* measurement turned off with gasp_control */
+    PPW_DROP_NO_SPACE = 2,  /* the file could not grow (disk full, RLIMIT_FSIZE) */
+    PPW_DROP_WALK = 3,      /* the stack walk failed outright */
+    PPW_DROP_REASONS = 4,
+};
+
+struct ppw_file_header {
+    char magic[4];          /*   0 "PPWR" */
+    uint16_t major;         /*   4 */
+    uint16_t minor;         /*   6 */
+    uint32_t kind;          /*   8 enum ppw_file_kind */
+    uint32_t header_size;   /*  12 PPW_RUN_HEADER_SIZE; records start here */
+    uint64_t committed;     /*  16 bytes of complete records (or timer slots) after the header */
+    uint32_t pid;           /*  24 */
+    uint32_t thread;        /*  28 thread index; UINT32_MAX in run.ppw */
+    uint32_t flags;         /*  32 enum ppw_file_flag */
+    uint32_t build_id_size; /*  36 bytes used in build_id; 0 when the executable has none */
+    uint8_t build_id[PPW_BUILD_ID_MAX]; /* 40 the executable's GNU build-id */
+    uint64_t dropped[PPW_DROP_REASONS]; /* 72 samples files: drops by reason; else 0 */
+    uint64_t slot_size;     /* 104 profile files: bytes per slot; else 0 */
+    uint64_t handler_ns;    /* 112 samples files: time spent recording samples, from the
+                               handler's first clock read to its last; else 0 */
+    uint64_t reserved;      /* 120 zero */
+};
+
+/* Records (run, samples and events files): an 8-byte frame, then the body.
+ * `size` counts the frame too and is a multiple of 8.  Readers skip kinds
+ * they do not know.  Strings are NUL-terminated, packed after the fixed
+ * part of a record, in the order the record's comment lists them. */
+struct ppw_rec_frame {
+    uint32_t kind;
+    uint32_t size;
+};
+
+enum ppw_run_record {
+    /* run.ppw */
+    PPW_RUN_INFO = 1,     /* struct ppw_rec_run_info; strings: host, exe path, cwd */
+    PPW_RUN_ARGV = 2,     /* u32 count, u32 0; strings: each argument */
+    PPW_RUN_ENV = 3,      /* u32 count, u32 0; strings: each NAME=value */
+    PPW_RUN_METRIC = 4,   /* struct ppw_rec_metric; strings: name, reason */
+    PPW_RUN_CONFIG = 5,   /* struct ppw_rec_config */
+    PPW_RUN_CALIB = 6,    /* struct ppw_rec_calib */
+    PPW_RUN_MODULE = 7,   /* struct ppw_rec_module; strings: path */
+    PPW_RUN_UNMODULE = 8, /* struct ppw_rec_module (path empty): dlclose'd */
+    PPW_RUN_REGION = 9,   /* struct ppw_rec_region; strings: name, file */
+    PPW_RUN_THREAD = 10,  /* struct ppw_rec_thread: a thread began */
+    PPW_RUN_THREAD_END = 11, /* struct ppw_rec_thread_end */
+    PPW_RUN_FINISH = 12,  /* struct ppw_rec_finish: the process ended normally */
+    PPW_RUN_NOTE = 13,    /* u32 severity, u32 0; strings: message (lost output, fallbacks) */
+    /* t<N>.samples.ppw */
+    PPW_SMP_STACK = 32,   /* struct ppw_rec_stack + u64 frames[nframes] */
+    PPW_SMP_SAMPLE = 33,  /* struct ppw_rec_sample */
+    /* t<N>.events.ppw */
+    PPW_EVT_SPAWN = 48,   /* struct ppw_rec_spawn + u64 frames[nframes] */
+    PPW_EVT_TRACE = 49,   /* struct ppw_rec_trace + u64 args[nargs] [+ string] */
+};
+
+/* How the clock, metric and mode were chosen. */
+enum ppw_metric_source {
+    PPW_METRIC_NONE = 0,       /* sampling off */
+    PPW_METRIC_PAPI_CYCLES = 1, /* PAPI_TOT_CYC overflow; unit cycles */
+    PPW_METRIC_PERF_TASK_CLOCK = 2, /* perf_event_open software task clock; unit ns */
+    PPW_METRIC_POSIX_CPU_TIMER = 3, /* timer_create(CLOCK_THREAD_CPUTIME_ID); unit ns */
+};
+
+enum ppw_metric_unit {
+    PPW_UNIT_NS = 1,
+    PPW_UNIT_CYCLES = 2,
+};
+
+enum ppw_mode_flag {
+    PPW_MODE_PROFILE = 1u << 0,
+    PPW_MODE_TRACE = 1u << 1,
+    PPW_MODE_SAMPLE = 1u << 2,
+};
+
+struct ppw_rec_run_info {
+    uint32_t pid, ppid;
+    uint64_t start_mono_ns;     /* CLOCK_MONOTONIC at start; all times are on this clock */
+    uint64_t start_real_ns;     /* CLOCK_REALTIME at the same moment */
+    uint32_t ncpus;             /* online CPUs */
+    uint32_t parent_fork;       /* 1 when this process is a fork()ed child of an instrumented one */
+    uint64_t clock_res_ns;      /* CLOCK_MONOTONIC resolution */
+};
+
+struct ppw_rec_metric {
+    uint32_t source;     /* enum ppw_metric_source */
+    uint32_t unit;       /* enum ppw_metric_unit */
+    uint64_t period;     /* mean sampling period, in unit */
+    uint32_t jitter_pct; /* each period is drawn uniformly from period*(1 +- jitter/100) */
+    uint32_t signal;     /* the signal the sampler uses */
+    uint32_t max_frames; /* stack walks stop here; longer stacks are marked truncated */
+    uint32_t reserved;
+};
+
+struct ppw_rec_config {
+    uint32_t modes;          /* enum ppw_mode_flag */
+    uint32_t callpath_depth; /* 1 flat, 2 parent, up to PPW_CALLPATH_MAX full */
+    uint64_t throttle_calls; /* 0: throttling off */
+    uint64_t throttle_ns;    /* mean inclusive time below which a region is throttled */
+};
+
+/* Probe costs measured at start-up (seed 001: compensate, and show both). */
+struct ppw_rec_calib {
+    uint64_t iterations;     /* probe pairs timed per measurement */
+    double pair_ns;          /* cost of a recorded START+END pair to the code around it */
+    double inner_ns;         /* part of it inside the region's own measured time */
+    double throttled_pair_ns; /* cost of a START+END pair of a throttled region */
+    double clock_ns;         /* one clock read */
+    double handler_ns;       /* one sample: signal delivery, walk and record (0 if not measured) */
+};
+
+enum ppw_module_flag {
+    PPW_MODULE_EXE = 1u << 0,     /* the main executable */
+    PPW_MODULE_PPW = 1u << 1,     /* libppw itself */
+    PPW_MODULE_PARALLEL = 1u << 2, /* a parallel runtime (libomp, libgomp): its frames separate
+                                      a task's own code from the scheduler beneath it */
+};
+
+struct ppw_rec_module {
+    uint64_t load_bias;  /* runtime address minus link-time address */
+    uint64_t lo, hi;     /* runtime address range of its PT_LOAD segments */
+    uint32_t build_id_size;
+    uint8_t build_id[PPW_BUILD_ID_MAX];
+    uint32_t flags;      /* enum ppw_module_flag */
+};
+
+enum ppw_region_kind {
+    PPW_REGION_FUNCTION = 1, /* GASP_C_FUNC; name is the function */
+    PPW_REGION_CALLSITE = 2, /* a library operation at one call site; name is the tag's */
+    PPW_REGION_USER = 3,     /* a user event (gasp_create_event); name is its name */
+};
+
+struct ppw_rec_region {
+    uint32_t id;   /* 1-based, process-wide */
+    uint32_t kind; /* enum ppw_region_kind */
+    uint32_t tag;  /* GASP event tag */
+    uint32_t op;   /* enum ppw_op (ppw/gasp_events.h) */
+    uint32_t line, col;
+};
+
+struct ppw_rec_thread {
+    uint32_t index;   /* N of t<N>.*.ppw */
+    uint32_t tid;
+    uint32_t parent;  /* creating thread's index; UINT32_MAX for the main thread */
+    uint32_t root_tag; /* spawn tag of its creation context; 0 for the main thread */
+    uint64_t start_routine; /* entry address (0 for main) */
+    uint64_t start_ns;
+};
+
+enum ppw_thread_end_flag {
+    PPW_THREAD_END_AT_EXIT = 1u << 0, /* still running when the process exited (pool
+                                         workers, detached threads); it may have
+                                         recorded samples after this record */
+};
+
+struct ppw_rec_thread_end {
+    uint32_t index;
+    uint32_t flags; /* enum ppw_thread_end_flag */
+    uint64_t end_ns;
+    uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID at the end */
+    uint64_t samples; /* samples recorded */
+};
+
+struct ppw_rec_finish {
+    uint64_t end_ns;
+    uint64_t threads; /* threads ever created, main included */
+};
+
+enum ppw_stack_flag {
+    PPW_STACK_TRUNCATED = 1u << 0, /* deeper than max_frames: the outermost frames are missing */
+    PPW_STACK_LEAF_PC = 1u << 1,   /* frames[0] is the interrupted PC itself, not a return address */
+};
+
+/* Per samples file, stack ids start at 1 and each STACK record precedes the
+ * first SAMPLE that names it.  frames[0] is innermost. */
+struct ppw_rec_stack {
+    uint32_t id;
+    uint16_t nframes;
+    uint16_t flags; /* enum ppw_stack_flag */
+};
+
+struct ppw_rec_sample {
+    uint32_t stack;     /* stack id */
+    uint32_t spawn_tag; /* the spawn context current when the sample was taken; 0: thread root */
+    uint64_t time_ns;   /* CLOCK_MONOTONIC */
+    uint64_t weight;    /* metric units this sample stands for (its period) */
+};
+
+enum ppw_spawn_kind {
+    PPW_SPAWN_PTHREAD = 1,
+    PPW_SPAWN_OMP_PARALLEL = 2,
+    PPW_SPAWN_OMP_TASK = 3,
+};
+
+/* A unique spawn context: written once, by the creating thread, the first
+ * time a (parent_tag, kind, stack) triple is seen anywhere in the process.
+ * frames are the creator's stack at the spawn, innermost first, with the
+ * leading frames of ppw and of the parallel runtime (the spawn call's
+ * internals) removed.  When the creator itself runs in a spawned context
+ * (parent_tag != 0), the stack also stops before the next runtime frame:
+ * what lies beneath belongs to the scheduler or to other suspended tasks,
+ * and the creator's own context continues through parent_tag.  Readers
+ * glue a sample the same way: its frames up to the first runtime frame,
+ * then the spawn chain.  Tags are process-wide and start at 1. */
+struct ppw_rec_spawn {
+    uint32_t tag;
+    uint32_t parent_tag; /* the creator's own spawn context (chains nested spawns); 0: root */
+    uint32_t kind;       /* enum ppw_spawn_kind */
+    uint32_t creator;    /* creating thread's index */
+    uint16_t nframes;
+    uint16_t flags;      /* enum ppw_stack_flag */
+    uint32_t reserved;
+};
+
+/* Trace mode: one record per GASP event. */
+struct ppw_rec_trace {
+    uint64_t time_ns;
+    uint32_t region;  /* region id (run.ppw) */
+    uint16_t evttype; /* GASP_START, GASP_END, GASP_ATOMIC */
+    uint16_t nargs;   /* 64-bit arguments that follow; a user event's formatted
+                         description follows them as a string when nargs has
+                         bit 15 set (the count is then nargs & 0x7fff) */
+};
+
+/* Profile files: the header, then `committed / slot_size` slots of
+ * slot_size bytes.  A slot starts with its kind; readers skip unknown kinds
+ * and use slot_size, not sizeof, to step. */
+#define PPW_CALLPATH_MAX 10
+
+enum ppw_slot_kind {
+    PPW_SLOT_TIMER = 1,    /* struct ppw_rec_timer */
+    PPW_SLOT_THROTTLE = 2, /* struct ppw_rec_throttle */
+};
+
+enum ppw_timer_flag {
+    PPW_TIMER_OPEN = 1u << 0, /* a call was still running when the file was last written */
+};
+
+/* Statistics of one region in one callpath on one thread.  path[0] is the
+ * region, path[1] its caller region, and so on, `depth` entries. */
+struct ppw_rec_timer {
+    uint32_t slot_kind; /* PPW_SLOT_TIMER */
+    uint32_t depth;
+    uint32_t path[PPW_CALLPATH_MAX];
+    uint64_t count;       /* completed calls */
+    uint64_t subcalls;    /* completed calls of child regions made by these calls */
+    uint64_t incl_min_ns, incl_max_ns, incl_sum_ns;
+    uint64_t excl_sum_ns;
+    double excl_sumsq_ns2; /* sum of squared exclusive times, for the deviation */
+    uint64_t probes_inner; /* recorded probe pairs of descendants inside these calls */
+    uint64_t probes_throttled; /* throttled probe pairs of descendants inside these calls */
+    uint64_t probes_child; /* recorded probe pairs of direct children */
+    uint64_t throttled_child; /* throttled probe pairs of direct children */
+    uint32_t flags;       /* enum ppw_timer_flag */
+    uint32_t reserved;
+};
+
+/* A region this thread stopped recording (PPW-style throttling). */
+struct ppw_rec_throttle {
+    uint32_t slot_kind; /* PPW_SLOT_THROTTLE */
+    uint32_t region;
+    uint64_t calls_before; /* recorded calls when throttling started */
+    uint64_t mean_ns;      /* their mean inclusive time then */
+    uint64_t calls_after;  /* calls made since, counted but not timed */
+};
+
+#define PPW_PROFILE_SLOT_SIZE 160
+
+_Static_assert(sizeof(struct ppw_file_header) == PPW_RUN_HEADER_SIZE, "header size");
+_Static_assert(sizeof(struct ppw_rec_timer) <= PPW_PROFILE_SLOT_SIZE, "timer slot");
+_Static_assert(sizeof(struct ppw_rec_throttle) <= PPW_PROFILE_SLOT_SIZE, "throttle slot");
+_Static_assert(sizeof(struct ppw_rec_stack) == 8, "stack record");
+_Static_assert(sizeof(struct ppw_rec_sample) == 24, "sample record");
+_Static_assert(sizeof(struct ppw_rec_spawn) == 24, "spawn record");
+_Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
+_Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
+
+#endif
