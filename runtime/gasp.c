@@ -1,6 +1,33 @@
-/* libppw entry points.  The GASP interface and the sampler arrive with the
- * runtime issue; this shell keeps `-lppw` linkable meanwhile. */
-#define PPW_EXPORT __attribute__((visibility("default")))
+/* libppw's entry points: the GASP 1.5 tool interface (ppw/gasp.h) and the
+ * user-event API (ppw/ppw.h).  Everything else in libppw is hidden.
+ *
+ * Each entry point saves errno, finds the calling thread's state, returns
+ * quietly when there is none or when it is already inside libppw (an
+ * event sent from code libppw itself calls), sets the re-entrancy guard
+ * that the sampler also honours, forwards to measure.c, and restores
+ * errno.  Contexts: ppw's contexts are per thread, and events always go
+ * to the calling thread's, whatever context is passed (ppw-generated code
+ * passes NULL). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+
+#include "ppw/gasp.h"
+/* ppw.h declares the user API weak, for programs that may run without
+ * libppw; libppw's own definitions must be strong.  Its declarations are
+ * renamed here and checked against the definitions at the end. */
+#define ppw_create_event_ ppw_create_event_decl_
+#define ppw_event_notify_ ppw_event_notify_decl_
+#define ppw_control_ ppw_control_decl_
+#include "ppw/ppw.h"
+#undef ppw_create_event_
+#undef ppw_event_notify_
+#undef ppw_control_
+
+#include "lifecycle.h"
+#include "measure.h"
+#include "sigsafe.h"
+#include "thread.h"
 
 PPW_EXPORT const char *ppw_runtime_version(void);
 
@@ -8,3 +35,149 @@ PPW_EXPORT const char *ppw_runtime_version(void)
 {
     return "0.1.0";
 }
+
+/* Whether this thread already asked lifecycle to initialize libppw: a
+ * thread libppw did not start (or one running before the constructor)
+ * tries once, then its events are ignored cheaply. */
+static PPW_TLS int ensure_tried;
+
+/* The calling thread's state with the guard set, or NULL. */
+static inline struct ppw_thread *enter(void)
+{
+    struct ppw_thread *t = ppw_thread_self();
+    if (__builtin_expect(!t, 0)) {
+        if (ensure_tried)
+            return NULL;
+        ensure_tried = 1;
+        ppw_lifecycle_ensure();
+        if (!(t = ppw_thread_self()))
+            return NULL;
+    }
+    if (t->in_ppw)
+        return NULL;
+    t->in_ppw = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    return t;
+}
+
+static inline void leave(struct ppw_thread *t)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    t->in_ppw = 0;
+}
+
+PPW_EXPORT gasp_context_t gasp_init(gasp_model_t srcmodel, int *argc, char ***argv)
+{
+    /* A non-NULL context even when libppw is off, for tools that test it. */
+    static char inactive;
+    (void)srcmodel;
+    (void)argc;
+    (void)argv;
+    int saved = errno;
+    struct ppw_thread *t = enter();
+    gasp_context_t ctx = (gasp_context_t)(t ? (void *)t : (void *)&inactive);
+    if (t)
+        leave(t);
+    errno = saved;
+    return ctx;
+}
+
+static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int line, int col,
+                   va_list *ap)
+{
+    int saved = errno;
+    struct ppw_thread *t = enter();
+    if (!t)
+        goto out;
+    if (t->measuring)
+        ppw_measure_event(t, tag, type, file, line, col, ap);
+    leave(t);
+out:
+    errno = saved;
+}
+
+PPW_EXPORT void gasp_event_notify(gasp_context_t context, unsigned int evttag,
+                                  gasp_evttype_t evttype, const char *filename, int linenum,
+                                  int colnum, ...)
+{
+    (void)context;
+    va_list ap;
+    va_start(ap, colnum);
+    notify(evttag, evttype, filename, linenum, colnum, &ap);
+    va_end(ap);
+}
+
+PPW_EXPORT void gasp_event_notifyVA(gasp_context_t context, unsigned int evttag,
+                                    gasp_evttype_t evttype, const char *filename, int linenum,
+                                    int colnum, va_list varargs)
+{
+    (void)context;
+    va_list ap;
+    va_copy(ap, varargs); /* a va_list parameter may be an array turned pointer */
+    notify(evttag, evttype, filename, linenum, colnum, &ap);
+    va_end(ap);
+}
+
+static int control(int on)
+{
+    int saved = errno, previous = 1;
+    struct ppw_thread *t = enter();
+    if (t) {
+        previous = t->measuring;
+        t->measuring = on != 0;
+        leave(t);
+    }
+    errno = saved;
+    return previous;
+}
+
+PPW_EXPORT int gasp_control(gasp_context_t context, int on)
+{
+    (void)context;
+    return control(on);
+}
+
+static unsigned int create_event(const char *name, const char *desc)
+{
+    int saved = errno;
+    unsigned int id = 0;
+    struct ppw_thread *t = enter();
+    if (t) {
+        id = ppw_measure_create_event(name, desc);
+        leave(t);
+    }
+    errno = saved;
+    return id;
+}
+
+PPW_EXPORT unsigned int gasp_create_event(gasp_context_t context, const char *name,
+                                          const char *desc)
+{
+    (void)context;
+    return create_event(name, desc);
+}
+
+PPW_EXPORT unsigned int ppw_create_event_(const char *name, const char *desc)
+{
+    return create_event(name, desc);
+}
+
+PPW_EXPORT void ppw_event_notify_(unsigned int evttag, gasp_evttype_t evttype, const char *file,
+                                  int line, ...)
+{
+    va_list ap;
+    va_start(ap, line);
+    notify(evttag, evttype, file, line, 0, &ap);
+    va_end(ap);
+}
+
+PPW_EXPORT int ppw_control_(int on)
+{
+    return control(on);
+}
+
+#define SAME_TYPE(a, b)                                                                            \
+    _Static_assert(__builtin_types_compatible_p(__typeof__(a), __typeof__(b)), #a)
+SAME_TYPE(ppw_create_event_, ppw_create_event_decl_);
+SAME_TYPE(ppw_event_notify_, ppw_event_notify_decl_);
+SAME_TYPE(ppw_control_, ppw_control_decl_);

@@ -1,0 +1,921 @@
+/* GASP measurement: profile and trace modes, throttling and probe-cost
+ * calibration.  docs/runtime.md ("GASP measurement") explains the
+ * statistics and the compensation formulas; run_format.h the records. */
+#include "measure.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lifecycle.h"
+#include "ppw/run_format.h"
+#include "regions.h"
+#include "runfile.h"
+#include "sampler.h"
+#include "stream.h"
+#include "thread.h"
+
+#define SLOT_NONE UINT32_MAX
+#define UNWIND_WINDOW 8      /* a mismatched END closes at most 7 calls above its match */
+#define STACK_INITIAL 64     /* frames */
+#define STACK_MAX (1u << 20) /* deeper calls are counted, not timed */
+#define TABLE_INITIAL 256    /* region cache and callpath table entries */
+#define PROF_INITIAL 256     /* profile slots */
+#define TRACE_TEXT_MAX 256   /* a user event's formatted description, NUL included */
+#define TRACE_ARGS_MAX 33    /* popcount of a 32-bit mask, plus the result */
+
+/* One open call.  stack[0] is the thread's root (region 0). */
+struct frame {
+    const void *funcsig; /* GASP_C_FUNC frames: lets a matching END skip the lookup */
+    uint32_t region;
+    uint32_t slot; /* timer slot of this call's callpath, or SLOT_NONE */
+    uint64_t start_ns;
+    uint64_t child_incl;           /* inclusive time of recorded direct children */
+    uint64_t subcalls;             /* direct child calls completed, throttled ones included */
+    uint64_t rec_desc, thr_desc;   /* probe pairs of descendants: recorded, throttled */
+    uint64_t rec_child, thr_child; /* the same for direct children */
+    uint32_t last_child;           /* the last child region started from here (0: none) */
+    uint32_t last_slot;            /* and its slot: most STARTs repeat their sibling's */
+};
+
+/* One region on one thread, indexed by region id. */
+struct region_state {
+    uint64_t calls;       /* recorded calls completed, all callpaths */
+    uint64_t incl_sum;    /* their inclusive time */
+    uint64_t suppressed;  /* open STARTs of the throttled region, not pushed */
+    uint64_t deep;        /* open STARTs beyond STACK_MAX, not pushed */
+    uint64_t calls_after; /* calls since throttling */
+    uint64_t mean_ns;     /* mean inclusive time when throttled */
+    uint32_t throttled;
+    uint32_t throttle_slot; /* slot index + 1; 0: none yet */
+};
+
+struct cache_entry {
+    struct ppw_region_key key;
+    uint32_t region; /* 0: empty */
+};
+
+struct path_entry {
+    uint64_t hash;
+    uint32_t slot; /* SLOT_NONE: empty */
+    uint32_t reserved;
+};
+
+enum prof_state { PROF_NONE, PROF_OPEN, PROF_FAILED };
+
+/* t<N>.profile.ppw, mapped shared from offset 0: the header, then slots.
+ * Everything refers to slots by index, since growing may move the map. */
+struct profile {
+    enum prof_state state;
+    int fd; /* -1: anonymous (calibration) */
+    uint8_t *base;
+    size_t len;
+    uint32_t nslots, cap;
+};
+
+struct ppw_measure_thread {
+    struct ppw_thread *thread;
+    int profile_on, trace_on, scratch;
+    unsigned depth; /* callpath depth */
+    uint64_t throttle_calls, throttle_ns;
+    struct frame *stack;
+    uint32_t top, stack_cap;
+    struct region_state *regions;
+    uint32_t regions_cap;
+    struct cache_entry *cache; /* region key -> id, in front of the registry's lock */
+    uint32_t cache_mask, cache_used;
+    struct path_entry *paths; /* callpath hash -> timer slot */
+    uint32_t paths_mask, paths_used;
+    struct profile prof;
+    struct ppw_stream *trace;
+    int trace_failed;
+    uint64_t unwound, unmatched, deep_calls, trace_lost; /* reported at thread end */
+};
+
+static struct ppw_rec_config config_rec;
+static struct ppw_rec_calib calib_rec;
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void *map_anon(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Grows an anonymous array of *cap elements to hold index `need`. */
+static int grow_array(void **base, uint32_t *cap, size_t elem, uint64_t need, uint32_t max)
+{
+    if (need >= max)
+        return -1;
+    uint64_t n = *cap ? *cap : 64;
+    while (n <= need)
+        n *= 2;
+    if (n > max)
+        n = max;
+    void *p =
+        *base ? mremap(*base, *cap * elem, n * elem, MREMAP_MAYMOVE)
+              : mmap(NULL, n * elem, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    *base = p;
+    *cap = (uint32_t)n;
+    return 0;
+}
+
+static struct region_state *region_state(struct ppw_measure_thread *m, uint32_t id)
+{
+    if (id >= m->regions_cap &&
+        grow_array((void **)&m->regions, &m->regions_cap, sizeof *m->regions, id, UINT32_MAX))
+        return NULL;
+    return &m->regions[id];
+}
+
+/* ---- region lookup ------------------------------------------------------ */
+
+static void cache_put(struct ppw_measure_thread *m, const struct ppw_region_key *k, uint32_t id)
+{
+    if ((m->cache_used + 1) * 2 > m->cache_mask + 1) {
+        uint32_t old_cap = m->cache_mask + 1;
+        struct cache_entry *old = m->cache, *fresh = map_anon(2 * old_cap * sizeof *fresh);
+        if (!fresh)
+            return; /* stays correct, only slower: misses go to the registry */
+        m->cache = fresh;
+        m->cache_mask = 2 * old_cap - 1;
+        m->cache_used = 0;
+        for (uint32_t i = 0; i < old_cap; i++)
+            if (old[i].region)
+                cache_put(m, &old[i].key, old[i].region);
+        munmap(old, old_cap * sizeof *old);
+    }
+    uint32_t i = (uint32_t)ppw_regions_key_hash(k) & m->cache_mask;
+    while (m->cache[i].region)
+        i = (i + 1) & m->cache_mask;
+    m->cache[i] = (struct cache_entry){.key = *k, .region = id};
+    m->cache_used++;
+}
+
+static uint32_t cache_get(const struct ppw_measure_thread *m, const struct ppw_region_key *k)
+{
+    for (uint32_t i = (uint32_t)ppw_regions_key_hash(k) & m->cache_mask;;
+         i = (i + 1) & m->cache_mask) {
+        const struct cache_entry *e = &m->cache[i];
+        if (!e->region || ppw_regions_key_equal(&e->key, k))
+            return e->region;
+    }
+}
+
+/* The event's region (0: none); funcsig is GASP_C_FUNC's.  Sets *desc
+ * for user events and *ti for library operations. */
+static uint32_t resolve(struct ppw_measure_thread *m, unsigned tag, const char *funcsig,
+                        const char *file, int line, int col, const char **desc,
+                        const struct ppw_tag_info **ti)
+{
+    struct ppw_region_key key = {.tag = tag};
+    if (tag == GASP_C_FUNC) {
+        key.ptr = funcsig;
+    } else if ((*ti = ppw_regions_tag(tag))) {
+        key = (struct ppw_region_key){.ptr = file, .tag = tag, .line = line, .col = col};
+    } else {
+        uint32_t id = ppw_regions_user(tag, desc);
+        if (id)
+            return id;
+    }
+    uint32_t id = cache_get(m, &key);
+    if (id || m->scratch)
+        return id;
+    id = ppw_regions_intern(&key, file, line, col);
+    if (id)
+        cache_put(m, &key, id);
+    return id;
+}
+
+/* ---- the profile file ---------------------------------------------------- */
+
+static void *slot_at(const struct ppw_measure_thread *m, uint32_t slot)
+{
+    return m->prof.base + PPW_RUN_HEADER_SIZE + (size_t)slot * PPW_PROFILE_SLOT_SIZE;
+}
+
+static size_t prof_len(uint32_t slots)
+{
+    return PPW_RUN_HEADER_SIZE + (size_t)slots * PPW_PROFILE_SLOT_SIZE;
+}
+
+static void prof_fail(struct ppw_measure_thread *m, const char *what, int err)
+{
+    m->prof.state = PROF_FAILED;
+    ppw_runfile_note(1, "thread %u: profile incomplete: %s t%u.profile.ppw: %s", m->thread->index,
+                     what, m->thread->index, strerror(err));
+}
+
+static int prof_open(struct ppw_measure_thread *m)
+{
+    struct profile *p = &m->prof;
+    size_t len = prof_len(PROF_INITIAL);
+    if (m->scratch) {
+        if (!(p->base = map_anon(len)))
+            return -1;
+    } else {
+        char name[64];
+        snprintf(name, sizeof name, "t%u.profile.ppw", m->thread->index);
+        int dirfd = ppw_output_dirfd(), err = 0;
+        p->fd = dirfd < 0 ? -1 : openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (dirfd < 0)
+            err = EBADF;
+        else if (p->fd < 0)
+            err = errno;
+        else if ((err = -ppw_file_reserve(p->fd, 0, len)) == 0) {
+            void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+            if (b == MAP_FAILED)
+                err = errno;
+            else
+                p->base = b;
+        }
+        if (err) {
+            if (p->fd >= 0) {
+                close(p->fd);
+                unlinkat(dirfd, name, 0);
+            }
+            p->fd = -1;
+            prof_fail(m, "cannot create", err);
+            return -1;
+        }
+        struct ppw_file_header *h = (struct ppw_file_header *)p->base;
+        ppw_file_header_init(h, PPW_FILE_PROFILE, m->thread->index);
+        h->slot_size = PPW_PROFILE_SLOT_SIZE;
+    }
+    p->len = len;
+    p->cap = PROF_INITIAL;
+    p->nslots = 0;
+    p->state = PROF_OPEN;
+    return 0;
+}
+
+static int prof_grow(struct ppw_measure_thread *m)
+{
+    struct profile *p = &m->prof;
+    size_t len = prof_len(p->cap * 2);
+    int err = p->fd >= 0 ? -ppw_file_reserve(p->fd, p->len, len - p->len) : 0;
+    if (p->cap * 2 > SLOT_NONE / 2)
+        err = EFBIG;
+    void *b = err ? MAP_FAILED : mremap(p->base, p->len, len, MREMAP_MAYMOVE);
+    if (b == MAP_FAILED) {
+        prof_fail(m, "cannot grow", err ? err : errno);
+        return -1;
+    }
+    p->base = b;
+    p->len = len;
+    p->cap *= 2;
+    return 0;
+}
+
+/* A zeroed slot to fill, then publish with slot_commit; NULL without a
+ * profile. */
+static void *slot_new(struct ppw_measure_thread *m, uint32_t *slot)
+{
+    struct profile *p = &m->prof;
+    if (p->state == PROF_FAILED || (p->state == PROF_NONE && prof_open(m) < 0) ||
+        (p->nslots == p->cap && prof_grow(m) < 0))
+        return NULL;
+    *slot = p->nslots;
+    return memset(slot_at(m, p->nslots), 0, PPW_PROFILE_SLOT_SIZE);
+}
+
+static void slot_commit(struct ppw_measure_thread *m)
+{
+    struct profile *p = &m->prof;
+    p->nslots++;
+    if (p->fd >= 0)
+        __atomic_store_n(&((struct ppw_file_header *)p->base)->committed,
+                         (uint64_t)p->nslots * PPW_PROFILE_SLOT_SIZE, __ATOMIC_RELEASE);
+}
+
+static void prof_close(struct ppw_measure_thread *m, int keep_file)
+{
+    struct profile *p = &m->prof;
+    if (p->base && keep_file && p->fd >= 0) {
+        struct ppw_file_header *h = (struct ppw_file_header *)p->base;
+        __atomic_or_fetch(&h->flags, PPW_FILE_CLOSED, __ATOMIC_RELEASE);
+        if (ftruncate(p->fd, (off_t)prof_len(p->nslots)) < 0) {
+            /* the preallocated tail stays; committed still bounds the data */
+        }
+    }
+    if (p->base)
+        munmap(p->base, p->len);
+    if (p->fd >= 0)
+        close(p->fd);
+    *p = (struct profile){.state = PROF_NONE, .fd = -1};
+}
+
+/* ---- timers ---------------------------------------------------------------- */
+
+static uint64_t path_hash(const uint32_t *path, uint32_t depth)
+{
+    uint64_t h = depth * 0x9e3779b97f4a7c15ull;
+    for (uint32_t i = 0; i < depth; i++)
+        h = (h ^ path[i]) * 0x100000001b3ull;
+    return h ^ (h >> 31);
+}
+
+static int paths_insert(struct ppw_measure_thread *m, uint64_t hash, uint32_t slot)
+{
+    if ((m->paths_used + 1) * 2 > m->paths_mask + 1) {
+        uint32_t old_cap = m->paths_mask + 1;
+        struct path_entry *old = m->paths, *fresh = map_anon(2 * old_cap * sizeof *fresh);
+        if (!fresh)
+            return -1;
+        memset(fresh, 0xff, 2 * old_cap * sizeof *fresh);
+        m->paths = fresh;
+        m->paths_mask = 2 * old_cap - 1;
+        m->paths_used = 0;
+        for (uint32_t i = 0; i < old_cap; i++)
+            if (old[i].slot != SLOT_NONE)
+                paths_insert(m, old[i].hash, old[i].slot);
+        munmap(old, old_cap * sizeof *old);
+    }
+    uint32_t i = (uint32_t)hash & m->paths_mask;
+    while (m->paths[i].slot != SLOT_NONE)
+        i = (i + 1) & m->paths_mask;
+    m->paths[i] = (struct path_entry){.hash = hash, .slot = slot};
+    m->paths_used++;
+    return 0;
+}
+
+/* The timer slot of `region` called from stack[below] (created on first
+ * use), or SLOT_NONE without a profile. */
+static uint32_t find_slot(struct ppw_measure_thread *m, uint32_t region, uint32_t below)
+{
+    uint32_t path[PPW_CALLPATH_MAX], depth = 0;
+    path[depth++] = region;
+    for (uint32_t i = below; i >= 1 && depth < m->depth; i--)
+        path[depth++] = m->stack[i].region;
+    uint64_t hash = path_hash(path, depth);
+    for (uint32_t i = (uint32_t)hash & m->paths_mask;; i = (i + 1) & m->paths_mask) {
+        const struct path_entry *e = &m->paths[i];
+        if (e->slot == SLOT_NONE)
+            break;
+        const struct ppw_rec_timer *t = slot_at(m, e->slot);
+        if (e->hash == hash && t->depth == depth &&
+            memcmp(t->path, path, depth * sizeof *path) == 0)
+            return e->slot;
+    }
+    uint32_t slot;
+    struct ppw_rec_timer *t = slot_new(m, &slot);
+    if (!t)
+        return SLOT_NONE;
+    t->slot_kind = PPW_SLOT_TIMER;
+    t->depth = depth;
+    memcpy(t->path, path, depth * sizeof *path);
+    if (paths_insert(m, hash, slot) < 0) {
+        prof_fail(m, "no memory for", ENOMEM);
+        return SLOT_NONE;
+    }
+    slot_commit(m);
+    return slot;
+}
+
+/* The slot of `region` as a child of the top frame, through its cache. */
+static uint32_t child_slot(struct ppw_measure_thread *m, uint32_t region)
+{
+    struct frame *p = &m->stack[m->top];
+    if (p->last_child != region) {
+        p->last_slot = find_slot(m, region, m->top);
+        p->last_child = region;
+    }
+    return p->last_slot;
+}
+
+static void timer_add(struct ppw_rec_timer *t, const struct frame *f, uint64_t incl, uint64_t excl,
+                      uint32_t flags)
+{
+    if (t->count == 0 || incl < t->incl_min_ns)
+        t->incl_min_ns = incl;
+    if (incl > t->incl_max_ns)
+        t->incl_max_ns = incl;
+    t->subcalls += f->subcalls;
+    t->incl_sum_ns += incl;
+    t->excl_sum_ns += excl;
+    t->excl_sumsq_ns2 += (double)excl * (double)excl;
+    t->probes_inner += f->rec_desc;
+    t->probes_throttled += f->thr_desc;
+    t->probes_child += f->rec_child;
+    t->throttled_child += f->thr_child;
+    t->flags |= flags;
+    t->count++;
+}
+
+/* ---- throttling ------------------------------------------------------------ */
+
+/* The throttled region's calls_after, in its THROTTLE slot (made on first
+ * use: after a fork the child's file needs its own). */
+static void throttle_update(struct ppw_measure_thread *m, struct region_state *r, uint32_t region)
+{
+    if (!m->profile_on)
+        return;
+    struct ppw_rec_throttle *s;
+    if (!r->throttle_slot) {
+        uint32_t slot;
+        if (!(s = slot_new(m, &slot)))
+            return;
+        *s = (struct ppw_rec_throttle){.slot_kind = PPW_SLOT_THROTTLE,
+                                       .region = region,
+                                       .calls_before = r->calls,
+                                       .mean_ns = r->mean_ns};
+        slot_commit(m);
+        r->throttle_slot = slot + 1;
+    }
+    s = slot_at(m, r->throttle_slot - 1);
+    s->calls_after = r->calls_after;
+}
+
+static void throttle(struct ppw_measure_thread *m, struct region_state *r, uint32_t region)
+{
+    r->throttled = 1;
+    r->mean_ns = r->incl_sum / r->calls;
+    throttle_update(m, r, region);
+    if (!m->scratch && ppw_regions_claim_note(region))
+        ppw_runfile_note(0, "throttled region %s after %llu calls, mean %llu ns (thread %u)",
+                         ppw_regions_name(region), (unsigned long long)r->calls,
+                         (unsigned long long)r->mean_ns, m->thread->index);
+}
+
+static int mean_below(const struct region_state *r, uint64_t ns)
+{
+    uint64_t limit;
+    return __builtin_mul_overflow(r->calls, ns, &limit) || r->incl_sum < limit;
+}
+
+/* ---- events ---------------------------------------------------------------- */
+
+enum start_result { START_SKIPPED, START_UNTIMED, START_PUSHED };
+
+static enum start_result on_start(struct ppw_measure_thread *m, struct region_state *r,
+                                  uint32_t region, const char *funcsig)
+{
+    if (r->throttled) {
+        r->suppressed++;
+        return START_SKIPPED;
+    }
+    if (m->top + 1 >= m->stack_cap &&
+        grow_array((void **)&m->stack, &m->stack_cap, sizeof *m->stack, m->top + 1, STACK_MAX)) {
+        r->deep++;
+        m->deep_calls++;
+        return START_UNTIMED;
+    }
+    uint32_t slot = m->profile_on ? child_slot(m, region) : SLOT_NONE;
+    m->stack[++m->top] = (struct frame){.funcsig = funcsig, .region = region, .slot = slot};
+    return START_PUSHED;
+}
+
+/* Pops the top frame: its timer, its parent's child sums, throttling. */
+static void close_top(struct ppw_measure_thread *m, uint64_t now, uint32_t flags)
+{
+    struct frame *f = &m->stack[m->top], *p = f - 1;
+    uint32_t region = f->region;
+    uint64_t incl = now > f->start_ns ? now - f->start_ns : 0;
+    uint64_t excl = incl > f->child_incl ? incl - f->child_incl : 0;
+    if (m->profile_on) {
+        if (f->slot == SLOT_NONE && m->prof.state != PROF_FAILED)
+            f->slot = find_slot(m, region, m->top - 1); /* after a fork reset */
+        if (f->slot != SLOT_NONE)
+            timer_add(slot_at(m, f->slot), f, incl, excl, flags);
+    }
+    p->child_incl += incl;
+    p->subcalls++;
+    p->rec_child++;
+    p->rec_desc += f->rec_desc + 1;
+    p->thr_desc += f->thr_desc;
+    m->top--;
+    struct region_state *r = &m->regions[region];
+    r->calls++;
+    r->incl_sum += incl;
+    if (!r->throttled && m->throttle_calls && r->calls >= m->throttle_calls &&
+        mean_below(r, m->throttle_ns))
+        throttle(m, r, region);
+}
+
+/* 1 when the END is traced.  Reads the clock into *now once it knows the
+ * call was timed: a throttled END never reads it. */
+static int on_end(struct ppw_measure_thread *m, struct region_state *r, uint32_t region,
+                  uint64_t *now)
+{
+    /* Open STARTs not on the stack are the innermost calls of their region:
+     * throttled ones began after every pushed one, and STARTs go untimed
+     * only above a full stack. */
+    if (r->suppressed) {
+        struct frame *p = &m->stack[m->top];
+        r->suppressed--;
+        r->calls_after++;
+        throttle_update(m, r, region);
+        p->subcalls++;
+        p->thr_child++;
+        p->thr_desc++;
+        return 0;
+    }
+    *now = ppw_now_ns();
+    if (r->deep) {
+        r->deep--;
+        return 1;
+    }
+    uint32_t k = 0;
+    while (k < UNWIND_WINDOW && k < m->top && m->stack[m->top - k].region != region)
+        k++;
+    if (k == UNWIND_WINDOW || k == m->top) {
+        m->unmatched++; /* never started here, or too far down to be a missed END */
+        return 0;
+    }
+    for (; k > 0; k--) {
+        close_top(m, *now, PPW_TIMER_UNWOUND);
+        m->unwound++;
+    }
+    close_top(m, *now, 0);
+    return 1;
+}
+
+/* A call of zero time.  1 when traced. */
+static int on_atomic(struct ppw_measure_thread *m, struct region_state *r, uint32_t region)
+{
+    if (r->throttled) {
+        r->calls_after++;
+        throttle_update(m, r, region);
+        return 0;
+    }
+    uint32_t slot = m->profile_on ? child_slot(m, region) : SLOT_NONE;
+    if (slot != SLOT_NONE) {
+        struct ppw_rec_timer *t = slot_at(m, slot);
+        if (t->count == 0)
+            t->incl_min_ns = 0;
+        t->count++;
+    }
+    m->stack[m->top].subcalls++;
+    return 1;
+}
+
+/* ---- trace ----------------------------------------------------------------- */
+
+static void *trace_reserve(struct ppw_measure_thread *m, uint32_t size)
+{
+    static _Alignas(8)
+        uint8_t scratch[sizeof(struct ppw_rec_trace) + 8 * TRACE_ARGS_MAX + TRACE_TEXT_MAX + 8];
+    if (m->scratch)
+        return scratch;
+    if (!m->trace) {
+        if (m->trace_failed || !(m->trace = ppw_thread_events(m->thread))) {
+            m->trace_failed = 1;
+            m->trace_lost++;
+            return NULL;
+        }
+    }
+    void *body = ppw_stream_reserve(m->trace, PPW_EVT_TRACE, size);
+    if (!body)
+        m->trace_lost++;
+    return body;
+}
+
+/* One PPW_EVT_TRACE record: library operations carry their operands (see
+ * ppw_tag_info), user events their formatted description. */
+static void trace_event(struct ppw_measure_thread *m, uint32_t region, gasp_evttype_t type,
+                        const struct ppw_tag_info *ti, const char *desc, va_list *ap, uint64_t now)
+{
+    uint64_t args[TRACE_ARGS_MAX];
+    char text[TRACE_TEXT_MAX];
+    uint32_t nargs = 0, textlen = 0;
+    if (desc) {
+        int n =
+            ap ? vsnprintf(text, sizeof text, desc, *ap) : snprintf(text, sizeof text, "%s", desc);
+        textlen = n < 0 ? 0 : n >= (int)sizeof text ? sizeof text - 1 : (uint32_t)n;
+        text[textlen] = '\0';
+    } else if (ti && ap && type != GASP_ATOMIC) {
+        nargs = type == GASP_START ? ti->nargs_start : ti->nargs_end;
+        for (uint32_t i = 0; i < nargs; i++)
+            args[i] = va_arg(*ap, uint64_t);
+    }
+    uint32_t used = sizeof(struct ppw_rec_trace) + 8 * nargs + (desc ? textlen + 1 : 0);
+    uint32_t size = (used + 7) & ~7u;
+    uint8_t *body = trace_reserve(m, size);
+    if (!body)
+        return;
+    struct ppw_rec_trace rec = {.time_ns = now,
+                                .region = region,
+                                .evttype = (uint16_t)type,
+                                .nargs = (uint16_t)(nargs | (desc ? 0x8000u : 0))};
+    memcpy(body, &rec, sizeof rec);
+    memcpy(body + sizeof rec, args, 8 * nargs);
+    if (desc)
+        memcpy(body + sizeof rec + 8 * nargs, text, textlen + 1);
+    memset(body + used, 0, size - used);
+    if (!m->scratch)
+        ppw_stream_commit(m->trace);
+}
+
+void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
+                       const char *file, int line, int col, va_list *ap)
+{
+    struct ppw_measure_thread *m = t->measure;
+    if (!m)
+        return;
+    /* START reads the clock last (only its trace record follows) and END
+     * as early as it can, so that little of ppw's own work lands inside
+     * the region (inner_ns); a throttled END does not read it at all. */
+    uint64_t now = 0;
+    const char *desc = NULL, *funcsig = NULL;
+    const struct ppw_tag_info *ti = NULL;
+    uint32_t region = 0;
+    if (tag == GASP_C_FUNC) {
+        funcsig = ap ? va_arg(*ap, const char *) : NULL;
+        const struct frame *top = &m->stack[m->top];
+        if (type == GASP_END && top->funcsig == funcsig && funcsig)
+            region = top->region; /* the usual END: no lookup */
+    }
+    if (!region)
+        region = resolve(m, tag, funcsig, file, line, col, &desc, &ti);
+    struct region_state *r = region ? region_state(m, region) : NULL;
+    if (!r)
+        return;
+    int traced, pushed = 0;
+    switch (type) {
+    case GASP_START: {
+        enum start_result s = on_start(m, r, region, tag == GASP_C_FUNC ? funcsig : NULL);
+        traced = s != START_SKIPPED;
+        pushed = s == START_PUSHED;
+        break;
+    }
+    case GASP_END: traced = on_end(m, r, region, &now); break;
+    case GASP_ATOMIC: traced = on_atomic(m, r, region); break;
+    default: return;
+    }
+    if (pushed || (traced && m->trace_on && type != GASP_END))
+        now = ppw_now_ns();
+    if (traced && m->trace_on)
+        trace_event(m, region, type, ti, desc, ap, now);
+    if (pushed)
+        m->stack[m->top].start_ns = now;
+}
+
+unsigned int ppw_measure_create_event(const char *name, const char *desc)
+{
+    return ppw_regions_create_user(name, desc);
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+static void state_free(struct ppw_measure_thread *m)
+{
+    if (m->stack)
+        munmap(m->stack, m->stack_cap * sizeof *m->stack);
+    if (m->regions)
+        munmap(m->regions, m->regions_cap * sizeof *m->regions);
+    if (m->cache)
+        munmap(m->cache, (m->cache_mask + 1) * sizeof *m->cache);
+    if (m->paths)
+        munmap(m->paths, (m->paths_mask + 1) * sizeof *m->paths);
+    munmap(m, sizeof *m);
+}
+
+static unsigned callpath_depth(void)
+{
+    unsigned d = ppw_config.callpath_depth;
+    return d == 0 || d > PPW_CALLPATH_MAX ? PPW_CALLPATH_MAX : d;
+}
+
+static struct ppw_measure_thread *state_new(struct ppw_thread *t, int scratch)
+{
+    struct ppw_measure_thread *m = map_anon(sizeof *m);
+    if (!m)
+        return NULL;
+    m->thread = t;
+    m->scratch = scratch;
+    m->profile_on = !!(ppw_config.modes & PPW_MODE_PROFILE);
+    m->trace_on = !!(ppw_config.modes & PPW_MODE_TRACE);
+    m->depth = callpath_depth();
+    m->throttle_calls = scratch ? 0 : ppw_config.throttle_calls;
+    m->throttle_ns = ppw_config.throttle_ns;
+    m->prof.fd = -1;
+    m->stack_cap = STACK_INITIAL;
+    m->cache_mask = m->paths_mask = TABLE_INITIAL - 1;
+    m->stack = map_anon(STACK_INITIAL * sizeof *m->stack);
+    m->cache = map_anon(TABLE_INITIAL * sizeof *m->cache);
+    m->paths = map_anon(TABLE_INITIAL * sizeof *m->paths);
+    if (!m->stack || !m->cache || !m->paths) {
+        state_free(m);
+        return NULL;
+    }
+    memset(m->paths, 0xff, TABLE_INITIAL * sizeof *m->paths);
+    m->stack[0].slot = SLOT_NONE;
+    return m;
+}
+
+void ppw_measure_thread_begin(struct ppw_thread *t)
+{
+    if (t->measure || !(ppw_config.modes & (PPW_MODE_PROFILE | PPW_MODE_TRACE)))
+        return;
+    if (!(t->measure = state_new(t, 0)))
+        ppw_runfile_note(1, "thread %u: no memory for GASP measurement", t->index);
+}
+
+void ppw_measure_thread_end(struct ppw_thread *t)
+{
+    struct ppw_measure_thread *m = t->measure;
+    if (!m)
+        return;
+    uint64_t now = ppw_now_ns();
+    while (m->top > 0)
+        close_top(m, now, PPW_TIMER_OPEN);
+    prof_close(m, 1);
+    if (m->unwound || m->unmatched || m->deep_calls || m->trace_lost)
+        ppw_runfile_note(0,
+                         "thread %u: %llu calls closed by an outer END (longjmp or missing END); "
+                         "%llu END events without an open START ignored; %llu calls nested "
+                         "deeper than %u not timed; %llu trace records lost",
+                         t->index, (unsigned long long)m->unwound, (unsigned long long)m->unmatched,
+                         (unsigned long long)m->deep_calls, STACK_MAX,
+                         (unsigned long long)m->trace_lost);
+    t->measure = NULL;
+    state_free(m);
+}
+
+void ppw_measure_thread_abandon(struct ppw_thread *t)
+{
+    struct ppw_measure_thread *m = t->measure;
+    if (!m)
+        return;
+    prof_close(m, 0);
+    if (t != ppw_thread_self()) { /* a thread the fork()ed child does not have */
+        t->measure = NULL;
+        state_free(m);
+        return;
+    }
+    memset(m->paths, 0xff, (m->paths_mask + 1) * sizeof *m->paths);
+    m->paths_used = 0;
+    for (uint32_t i = 0; i <= m->top; i++) {
+        m->stack[i].slot = SLOT_NONE;
+        m->stack[i].last_child = 0;
+    }
+    for (uint32_t i = 0; i < m->regions_cap; i++) {
+        /* calls_after counts this process's calls; open frames keep
+         * theirs, since their time spans the fork too */
+        m->regions[i].throttle_slot = 0;
+        m->regions[i].calls_after = 0;
+    }
+    m->trace = NULL;
+    m->trace_failed = 0;
+    m->unwound = m->unmatched = m->deep_calls = m->trace_lost = 0;
+}
+
+/* ---- calibration (seed 001 §6) ------------------------------------------- */
+
+#define CALIB_BATCH 500
+#define CALIB_BATCHES 24
+#define CALIB_REGION 1
+
+static const char calib_sig[] = "ppw probe calibration";
+
+/* The body of gasp_event_notify (gasp.c), on an explicit thread: the same
+ * TLS lookup, guard, errno and va_list work around ppw_measure_event. */
+static __attribute__((noinline)) void calib_notify(struct ppw_thread *t, gasp_evttype_t type, ...)
+{
+    int saved = errno;
+    (void)ppw_thread_self(); /* what the entry point pays to find t */
+    if (t->in_ppw || !t->measuring)
+        goto out;
+    t->in_ppw = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    va_list ap;
+    va_start(ap, type);
+    ppw_measure_event(t, GASP_C_FUNC, type, __FILE__, __LINE__, 0, &ap);
+    va_end(ap);
+    atomic_signal_fence(memory_order_seq_cst);
+    t->in_ppw = 0;
+out:
+    errno = saved;
+}
+
+static double median(double *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double x = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = x;
+        }
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Median over batches of the mean cost of a START/END pair, and of the
+ * dummy region's mean inclusive time. */
+static double time_pairs(struct ppw_thread *t, double *inner)
+{
+    struct region_state *r = &t->measure->regions[CALIB_REGION];
+    double pair[CALIB_BATCHES], in[CALIB_BATCHES];
+    for (int b = -1; b < CALIB_BATCHES; b++) { /* batch -1 warms up */
+        uint64_t sum = r->incl_sum, t0 = ppw_now_ns();
+        for (int i = 0; i < CALIB_BATCH; i++) {
+            calib_notify(t, GASP_START, calib_sig);
+            calib_notify(t, GASP_END, calib_sig);
+        }
+        uint64_t t1 = ppw_now_ns();
+        if (b >= 0) {
+            pair[b] = (double)(t1 - t0) / CALIB_BATCH;
+            in[b] = (double)(r->incl_sum - sum) / CALIB_BATCH;
+        }
+    }
+    *inner = median(in, CALIB_BATCHES);
+    return median(pair, CALIB_BATCHES);
+}
+
+static double time_clock(void)
+{
+    double v[CALIB_BATCHES];
+    volatile uint64_t sink = 0;
+    for (int b = 0; b < CALIB_BATCHES; b++) {
+        uint64_t t0 = ppw_now_ns();
+        for (int i = 0; i < CALIB_BATCH; i++)
+            sink += ppw_now_ns();
+        v[b] = (double)(ppw_now_ns() - t0) / CALIB_BATCH;
+    }
+    (void)sink;
+    return median(v, CALIB_BATCHES);
+}
+
+/* Probe costs on a scratch thread state: anonymous profile storage, trace
+ * records into a scratch buffer, no throttling, nothing written. */
+static int calibrate(struct ppw_rec_calib *c)
+{
+    c->clock_ns = time_clock();
+    if (!(ppw_config.modes & (PPW_MODE_PROFILE | PPW_MODE_TRACE)))
+        return 0;
+    int rc = -ENOMEM;
+    struct ppw_thread *t = map_anon(sizeof *t);
+    struct ppw_measure_thread *m = t ? state_new(t, 1) : NULL;
+    if (!m || !region_state(m, CALIB_REGION))
+        goto out;
+    t->measuring = 1;
+    t->measure = m;
+    cache_put(m, &(struct ppw_region_key){.ptr = calib_sig, .tag = GASP_C_FUNC}, CALIB_REGION);
+    double inner, unused;
+    c->pair_ns = time_pairs(t, &inner);
+    c->inner_ns = inner < c->pair_ns ? inner : c->pair_ns;
+    throttle(m, &m->regions[CALIB_REGION], CALIB_REGION);
+    c->throttled_pair_ns = time_pairs(t, &unused);
+    c->iterations = (uint64_t)CALIB_BATCH * CALIB_BATCHES;
+    rc = 0;
+out:
+    if (m) {
+        prof_close(m, 0);
+        state_free(m);
+    }
+    if (t)
+        munmap(t, sizeof *t);
+    return rc;
+}
+
+/* ---- process --------------------------------------------------------------- */
+
+int ppw_measure_init(void)
+{
+    static pid_t calibrated_in; /* the process whose calibration calib_rec holds */
+    int rc = 0, fork_child = calibrated_in && calibrated_in != getpid();
+    config_rec = (struct ppw_rec_config){.modes = ppw_config.modes,
+                                         .callpath_depth = callpath_depth(),
+                                         .throttle_calls = ppw_config.throttle_calls,
+                                         .throttle_ns = ppw_config.throttle_ns};
+    if (!fork_child) { /* a fork()ed child keeps its parent's */
+        ppw_regions_init();
+        calib_rec = (struct ppw_rec_calib){0};
+        rc = calibrate(&calib_rec);
+        calib_rec.handler_ns = ppw_sampler_calibrate_ns();
+        calibrated_in = getpid();
+    }
+    ppw_runfile_append(PPW_RUN_CONFIG, &config_rec, sizeof config_rec, 0, NULL);
+    ppw_runfile_append(PPW_RUN_CALIB, &calib_rec, sizeof calib_rec, 0, NULL);
+    if (fork_child) /* the child's run directory must name its regions too */
+        ppw_regions_rewrite();
+    return rc;
+}
+
+void ppw_measure_fini(void)
+{
+    /* Nothing: threads may still send events until the process is gone,
+     * and the registry must outlive them. */
+}
+
+void ppw_measure_fork_prepare(void)
+{
+    ppw_regions_fork_prepare();
+}
+
+void ppw_measure_fork_parent(void)
+{
+    ppw_regions_fork_parent();
+}
+
+void ppw_measure_fork_child(void)
+{
+    ppw_regions_fork_child();
+}

@@ -1,0 +1,67 @@
+/* GASP measurement: profile mode (per region and callpath statistics in a
+ * per-thread profile file) and trace mode (timestamped events in the
+ * thread's events file), with PPW-style throttling of tiny hot regions and
+ * probe-cost calibration (seed 001).  Not used in signal context. */
+#ifndef PPW_RUNTIME_MEASURE_H
+#define PPW_RUNTIME_MEASURE_H
+
+#include <stdarg.h>
+#include <stdint.h>
+
+#include "ppw/gasp.h"
+
+struct ppw_thread;
+
+/* Process start, after the run file is open: writes PPW_RUN_CONFIG, runs
+ * the probe calibration and writes PPW_RUN_CALIB.  0 or -errno. */
+int ppw_measure_init(void);
+void ppw_measure_fini(void);
+
+void ppw_measure_thread_begin(struct ppw_thread *t);
+/* Closes open regions as of now (marked open) and the profile file. */
+void ppw_measure_thread_end(struct ppw_thread *t);
+/* fork() child: drop the inherited profile mapping without writing it. */
+void ppw_measure_thread_abandon(struct ppw_thread *t);
+
+/* One GASP event on thread t (the entry points have set the guard and
+ * saved errno).  ap holds the event's varargs; may be NULL when there are
+ * none. */
+void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
+                       const char *file, int line, int col, va_list *ap);
+
+/* gasp_create_event: a new user event id in [GASP_PPW_USEREVT_START,
+ * GASP_PPW_USEREVT_END], or 0 when they are exhausted. */
+unsigned int ppw_measure_create_event(const char *name, const char *desc);
+
+/* ---- additions (measure.c) --------------------------------------------- */
+
+/* Timer flag beside run_format.h's PPW_TIMER_OPEN (to move there): a call
+ * of this timer was closed implicitly, at the END of an enclosing region
+ * that arrived while it was still open (longjmp, missing END). */
+#define PPW_TIMER_UNWOUND (1u << 1)
+
+/* Calling rules for the functions above:
+ *  - ppw_measure_init runs again in a fork()ed child, once its run file
+ *    is open: it then keeps the parent's calibration and writes
+ *    PPW_RUN_CONFIG, PPW_RUN_CALIB and every PPW_RUN_REGION record again.
+ *  - ppw_measure_thread_begin and _end run on the thread itself (or once
+ *    it can no longer send events): the state is unsynchronized.  Threads
+ *    still running at exit keep their profile files as last updated
+ *    (complete calls only, no PPW_FILE_CLOSED).
+ *  - ppw_measure_thread_abandon, in a fork()ed child: on the calling
+ *    thread it drops the inherited file and keeps the state, so that the
+ *    next ppw_measure_thread_begin goes on with the open regions into the
+ *    child's files; on any other thread (gone in the child) it frees the
+ *    state and sets t->measure to NULL.
+ *  - ppw_measure_event ignores events while t->measure is NULL (mode none,
+ *    before begin, after end). */
+
+/* fork(): prepare and parent bracket the fork in the parent, child runs
+ * first thing in the child (before ppw_measure_init).  They hold the
+ * region registry's mutex across the fork, so that a child never inherits
+ * it locked; take it before ppw_runfile_lock (regions write their records
+ * under the run file's lock while holding it). */
+void ppw_measure_fork_prepare(void);
+void ppw_measure_fork_parent(void);
+void ppw_measure_fork_child(void);
+#endif
