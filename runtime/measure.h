@@ -35,11 +35,6 @@ unsigned int ppw_measure_create_event(const char *name, const char *desc);
 
 /* ---- additions (measure.c) --------------------------------------------- */
 
-/* Timer flag beside run_format.h's PPW_TIMER_OPEN (to move there): a call
- * of this timer was closed implicitly, at the END of an enclosing region
- * that arrived while it was still open (longjmp, missing END). */
-#define PPW_TIMER_UNWOUND (1u << 1)
-
 /* Calling rules for the functions above:
  *  - ppw_measure_init runs again in a fork()ed child, once its run file
  *    is open: it then keeps the parent's calibration and writes

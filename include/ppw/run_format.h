@@ -280,7 +280,9 @@ enum ppw_slot_kind {
 };
 
 enum ppw_timer_flag {
-    PPW_TIMER_OPEN = 1u << 0, /* a call was still running when the file was last written */
+    PPW_TIMER_OPEN = 1u << 0,    /* a call was still running when the file was last written */
+    PPW_TIMER_UNWOUND = 1u << 1, /* some calls were closed by an outer END (longjmp, a missing
+                                    END): their times end there */
 };
 
 /* Statistics of one region in one callpath on one thread.  path[0] is the

@@ -1,0 +1,297 @@
+/* Process start and end, and fork() (see lifecycle.h).
+ *
+ * Start order: configuration, the executable's build-id, the output
+ * directory, run.ppw (run info, argv, environment), the module map, the
+ * sampler (metric), spawn tracking, GASP measurement (with calibration),
+ * and finally the main thread, which starts sampling.  End order is the
+ * reverse.  Nothing here exits or prints to stdout; a failure is reported
+ * once on stderr and the program runs on unmeasured. */
+#include "lifecycle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "log.h"
+#include "measure.h"
+#include "modules.h"
+#include "ppw/run_format.h"
+#include "runfile.h"
+#include "sampler.h"
+#include "spawn.h"
+#include "thread.h"
+
+extern char **environ;
+
+volatile int ppw_running;
+static int output_dirfd = -1;
+static int init_state; /* 0 never, 1 in progress, 2 done */
+static char output_path[PATH_MAX];
+static int is_fork_child;
+
+uint64_t ppw_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int ppw_output_dirfd(void)
+{
+    return output_dirfd;
+}
+
+const uint8_t *ppw_build_id(uint32_t *size)
+{
+    return ppw_modules_exe_build_id(size);
+}
+
+static const char *exe_name(char *buf, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0)
+        return "unknown";
+    buf[n] = '\0';
+    const char *slash = strrchr(buf, '/');
+    return slash ? slash + 1 : buf;
+}
+
+/* Expands the PPW_OUTPUT template: %p pid, %e executable name, %% a '%'. */
+static void expand_output(char *out, size_t size, int fork_child)
+{
+    char exe[PATH_MAX];
+    const char *name = exe_name(exe, sizeof(exe));
+    const char *tmpl = ppw_config.output;
+    size_t len = 0;
+    int has_pid = 0;
+    for (const char *p = tmpl; *p && len + 1 < size; p++) {
+        if (*p == '%' && (p[1] == 'p' || p[1] == 'e' || p[1] == '%')) {
+            p++;
+            int n = 0;
+            if (*p == 'p') {
+                n = snprintf(out + len, size - len, "%d", (int)getpid());
+                has_pid = 1;
+            } else if (*p == 'e') {
+                n = snprintf(out + len, size - len, "%s", name);
+            } else {
+                out[len] = '%';
+                n = 1;
+            }
+            len += n > 0 ? (size_t)n : 0;
+            if (len >= size)
+                len = size - 1;
+        } else {
+            out[len++] = *p;
+        }
+    }
+    out[len] = '\0';
+    /* A fork()ed child must not share its parent's directory. */
+    if (fork_child && !has_pid)
+        snprintf(out + len, size - len, "-fork-%d", (int)getpid());
+}
+
+/* Creates the run directory (a fresh one: .1, .2... when the name is taken,
+ * as after exec in the same process).  0 or -errno. */
+static int make_output_dir(int fork_child)
+{
+    char base[PATH_MAX - 8]; /* room for a ".NN" suffix */
+    expand_output(base, sizeof(base), fork_child);
+    int rc = 0;
+    for (int attempt = 0; attempt < 100; attempt++) {
+        if (attempt == 0)
+            snprintf(output_path, sizeof(output_path), "%s", base);
+        else
+            snprintf(output_path, sizeof(output_path), "%s.%d", base, attempt);
+        if (mkdir(output_path, 0755) == 0) {
+            rc = 0;
+            break;
+        }
+        rc = -errno;
+        if (errno != EEXIST)
+            break;
+    }
+    if (rc != 0)
+        return rc;
+    int fd = open(output_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -errno;
+    output_dirfd = fd;
+    return 0;
+}
+
+static void write_run_info(int fork_child)
+{
+    struct timespec res;
+    clock_getres(CLOCK_MONOTONIC, &res);
+    struct timespec real;
+    clock_gettime(CLOCK_REALTIME, &real);
+    struct ppw_rec_run_info info = {
+        .pid = (uint32_t)getpid(),
+        .ppid = (uint32_t)getppid(),
+        .start_mono_ns = ppw_now_ns(),
+        .start_real_ns = (uint64_t)real.tv_sec * 1000000000ull + (uint64_t)real.tv_nsec,
+        .ncpus = (uint32_t)sysconf(_SC_NPROCESSORS_ONLN),
+        .parent_fork = (uint32_t)fork_child,
+        .clock_res_ns = (uint64_t)res.tv_sec * 1000000000ull + (uint64_t)res.tv_nsec,
+    };
+    char host[256] = "", exe[PATH_MAX] = "", cwd[PATH_MAX] = "";
+    gethostname(host, sizeof(host) - 1);
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    if (!getcwd(cwd, sizeof(cwd)))
+        cwd[0] = '\0';
+    const char *strings[3] = {host, exe, cwd};
+    ppw_runfile_append(PPW_RUN_INFO, &info, sizeof(info), 3, strings);
+}
+
+/* argv from /proc/self/cmdline: the constructor has no argc/argv of its
+ * own, and this needs no cooperation from the program. */
+static void write_argv(void)
+{
+    char buf[65536];
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t len = 0, n;
+    while (len < (ssize_t)sizeof(buf) - 1 &&
+           (n = read(fd, buf + len, sizeof(buf) - 1 - (size_t)len)) > 0)
+        len += n;
+    close(fd);
+    buf[len] = '\0';
+    const char *args[1024];
+    uint32_t count = 0;
+    for (ssize_t at = 0; at < len && count < 1024; at += (ssize_t)strlen(buf + at) + 1)
+        args[count++] = buf + at;
+    uint32_t fixed[2] = {count, 0};
+    ppw_runfile_append(PPW_RUN_ARGV, fixed, sizeof(fixed), (int)count, args);
+}
+
+static void write_env(void)
+{
+    uint32_t count = 0;
+    for (char **e = environ; e && *e && count < 4096; e++)
+        count++;
+    uint32_t fixed[2] = {count, 0};
+    ppw_runfile_append(PPW_RUN_ENV, fixed, sizeof(fixed), (int)count,
+                       (const char *const *)environ);
+}
+
+static void before_fork(void)
+{
+    ppw_measure_fork_prepare();
+    ppw_runfile_lock();
+    ppw_thread_registry_lock();
+}
+
+static void after_fork_parent(void)
+{
+    ppw_thread_registry_unlock();
+    ppw_runfile_unlock();
+    ppw_measure_fork_parent();
+}
+
+static int start_run(int fork_child);
+
+static void after_fork_child(void)
+{
+    ppw_measure_fork_child();
+    ppw_runfile_abandon();
+    ppw_modules_after_fork_child();
+    ppw_spawn_after_fork_child();
+    if (output_dirfd >= 0)
+        close(output_dirfd);
+    output_dirfd = -1;
+    ppw_running = 0;
+    is_fork_child = 1;
+    if (start_run(1) != 0) {
+        ppw_thread_after_fork_child(); /* forget the parent's threads anyway */
+        return;
+    }
+    ppw_thread_after_fork_child();
+}
+
+/* Everything from the output directory on; shared by start-up and a
+ * fork()ed child.  0 when measurement runs. */
+static int start_run(int fork_child)
+{
+    int rc = make_output_dir(fork_child);
+    if (rc != 0) {
+        ppw_log("cannot create the output directory %s: %s; this run is not measured",
+                output_path, strerror(-rc));
+        return rc;
+    }
+    rc = ppw_runfile_open(output_dirfd);
+    if (rc != 0) {
+        ppw_log("cannot create %s/run.ppw: %s; this run is not measured", output_path,
+                strerror(-rc));
+        close(output_dirfd);
+        output_dirfd = -1;
+        return rc;
+    }
+    write_run_info(fork_child);
+    write_argv();
+    write_env();
+    ppw_modules_init();
+    ppw_running = 1;
+    if (!fork_child) {
+        ppw_sampler_init();
+        ppw_spawn_init();
+        ppw_measure_init();
+    } else {
+        /* Same metric and calibration as the parent; record them again so
+         * the child's directory stands alone. */
+        ppw_sampler_init();
+        ppw_measure_init();
+    }
+    return 0;
+}
+
+void ppw_lifecycle_ensure(void)
+{
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&init_state, &expected, 1, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return; /* done, or in progress on this thread (re-entry) */
+    int saved = errno;
+    ppw_config_load();
+    if (!ppw_config.disabled) {
+        ppw_modules_early_init();
+        if (start_run(0) == 0) {
+            pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+            ppw_thread_begin(UINT32_MAX, 0, 0);
+        }
+    }
+    __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
+    errno = saved;
+}
+
+__attribute__((constructor(101))) static void on_load(void)
+{
+    ppw_lifecycle_ensure();
+}
+
+__attribute__((destructor(101))) static void on_unload(void)
+{
+    if (!ppw_running)
+        return;
+    int saved = errno;
+    ppw_modules_rescan();
+    ppw_thread_end_others();
+    ppw_thread_end();
+    ppw_running = 0;
+    ppw_measure_fini();
+    ppw_sampler_fini();
+    struct ppw_rec_finish finish = {ppw_now_ns(), ppw_thread_count()};
+    ppw_runfile_append(PPW_RUN_FINISH, &finish, sizeof(finish), 0, NULL);
+    ppw_runfile_close();
+    (void)is_fork_child;
+    errno = saved;
+}

@@ -1,0 +1,216 @@
+/* Module map (see modules.h). */
+#include "modules.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ppw/run_format.h"
+#include "runfile.h"
+
+#define MODULES_MAX 4096
+
+struct known {
+    uint64_t bias, lo, hi;
+    int seen;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct known known[MODULES_MAX];
+static int nknown;
+static uint8_t exe_build_id[PPW_BUILD_ID_MAX];
+static uint32_t exe_build_id_size;
+static uint64_t self_lo, self_hi;
+#define RUNTIME_RANGES 8
+static struct {
+    uint64_t lo, hi;
+} runtime_ranges[RUNTIME_RANGES];
+static int nruntime;
+
+/* Parallel runtimes whose frames bound a task's own code. */
+static int is_parallel_runtime(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    return strncmp(base, "libomp.", 7) == 0 || strncmp(base, "libomp-", 7) == 0 ||
+           strncmp(base, "libgomp.", 8) == 0 || strncmp(base, "libiomp5.", 9) == 0;
+}
+
+static uint32_t build_id_of(const struct dl_phdr_info *info, uint8_t *out)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const uint8_t *name = p + sizeof(*n);
+            const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+            const uint8_t *next = desc + ((n->n_descsz + 3) & ~3u);
+            if (next > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && memcmp(name, "GNU", 4) == 0) {
+                uint32_t size = n->n_descsz < PPW_BUILD_ID_MAX ? n->n_descsz : PPW_BUILD_ID_MAX;
+                memcpy(out, desc, size);
+                return size;
+            }
+            p = next;
+        }
+    }
+    return 0;
+}
+
+static void range_of(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uint64_t start = info->dlpi_addr + ph->p_vaddr;
+        if (start < *lo)
+            *lo = start;
+        if (start + ph->p_memsz > *hi)
+            *hi = start + ph->p_memsz;
+    }
+}
+
+static int find_exe(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    (void)data;
+    /* The first object is the executable. */
+    exe_build_id_size = build_id_of(info, exe_build_id);
+    return 1;
+}
+
+void ppw_modules_early_init(void)
+{
+    dl_iterate_phdr(find_exe, NULL);
+    Dl_info self;
+    if (dladdr((void *)ppw_modules_early_init, &self) && self.dli_fbase) {
+        /* Range filled precisely by the first scan; until then, the base. */
+        self_lo = (uint64_t)(uintptr_t)self.dli_fbase;
+        self_hi = self_lo + 1;
+    }
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    int *index = data;
+    int is_exe = (*index)++ == 0;
+    uint64_t lo, hi;
+    range_of(info, &lo, &hi);
+    if (hi == 0)
+        return 0;
+    for (int i = 0; i < nknown; i++)
+        if (known[i].bias == info->dlpi_addr && known[i].lo == lo && known[i].hi == hi) {
+            known[i].seen = 1;
+            return 0;
+        }
+    struct ppw_rec_module rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.load_bias = info->dlpi_addr;
+    rec.lo = lo;
+    rec.hi = hi;
+    rec.build_id_size = build_id_of(info, rec.build_id);
+    rec.flags = is_exe ? PPW_MODULE_EXE : 0u;
+    if (self_lo >= lo && self_lo < hi) {
+        rec.flags |= PPW_MODULE_PPW;
+        self_lo = lo;
+        self_hi = hi;
+    }
+    const char *path = info->dlpi_name;
+    char exe[4096];
+    if (is_exe && (!path || !*path)) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        exe[n > 0 ? n : 0] = '\0';
+        path = exe;
+    }
+    if (path && is_parallel_runtime(path)) {
+        rec.flags |= PPW_MODULE_PARALLEL;
+        if (nruntime < RUNTIME_RANGES) {
+            runtime_ranges[nruntime].lo = lo;
+            runtime_ranges[nruntime].hi = hi;
+            /* Published after the range: readers check the count first. */
+            __atomic_store_n(&nruntime, nruntime + 1, __ATOMIC_RELEASE);
+        }
+    }
+    const char *strings[1] = {path};
+    ppw_runfile_append(PPW_RUN_MODULE, &rec, sizeof(rec), 1, strings);
+    if (nknown < MODULES_MAX)
+        known[nknown++] = (struct known){lo == hi ? 0 : info->dlpi_addr, lo, hi, 1};
+    return 0;
+}
+
+static void scan(void)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nknown; i++)
+        known[i].seen = 0;
+    int index = 0;
+    dl_iterate_phdr(visit, &index);
+    /* Objects no longer present were unloaded. */
+    for (int i = 0; i < nknown;) {
+        if (known[i].seen) {
+            i++;
+            continue;
+        }
+        struct ppw_rec_module rec;
+        memset(&rec, 0, sizeof(rec));
+        rec.load_bias = known[i].bias;
+        rec.lo = known[i].lo;
+        rec.hi = known[i].hi;
+        const char *strings[1] = {""};
+        ppw_runfile_append(PPW_RUN_UNMODULE, &rec, sizeof(rec), 1, strings);
+        known[i] = known[--nknown];
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void ppw_modules_init(void)
+{
+    nknown = 0;
+    nruntime = 0;
+    scan();
+}
+
+void ppw_modules_rescan(void)
+{
+    scan();
+}
+
+int ppw_modules_in_self(uint64_t pc)
+{
+    return pc >= self_lo && pc < self_hi;
+}
+
+int ppw_modules_in_runtime(uint64_t pc)
+{
+    if (ppw_modules_in_self(pc))
+        return 1;
+    int n = __atomic_load_n(&nruntime, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (pc >= runtime_ranges[i].lo && pc < runtime_ranges[i].hi)
+            return 1;
+    return 0;
+}
+
+const uint8_t *ppw_modules_exe_build_id(uint32_t *size)
+{
+    *size = exe_build_id_size;
+    return exe_build_id;
+}
+
+void ppw_modules_after_fork_child(void)
+{
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    lock = fresh;
+}

@@ -1,0 +1,26 @@
+/* The module map: every loaded ELF object with its load bias, address
+ * range and build-id, written to run.ppw so that PIE and shared-library PCs
+ * can be symbolized after the run.  Refreshed when the program calls
+ * dlopen/dlclose (GASP_C_DLOPEN/GASP_C_DLCLOSE events), at thread start and
+ * end, and at exit.  dlopen is deliberately not interposed: glibc searches
+ * DT_RUNPATH of the *calling* object, which an interposer would change. */
+#ifndef PPW_RUNTIME_MODULES_H
+#define PPW_RUNTIME_MODULES_H
+
+#include <stdint.h>
+
+/* Finds the executable's build-id; callable before the run file exists. */
+void ppw_modules_early_init(void);
+/* Writes a PPW_RUN_MODULE record for every loaded object. */
+void ppw_modules_init(void);
+/* Records objects loaded or unloaded since the last scan. */
+void ppw_modules_rescan(void);
+/* Is pc inside libppw's own code? (signal-safe: reads a fixed range) */
+int ppw_modules_in_self(uint64_t pc);
+/* Is pc in libppw or a parallel runtime (libomp, libgomp)?  Unloaded
+ * runtimes are not forgotten: harmless, since their ranges stay unmapped. */
+int ppw_modules_in_runtime(uint64_t pc);
+const uint8_t *ppw_modules_exe_build_id(uint32_t *size);
+void ppw_modules_after_fork_child(void);
+
+#endif

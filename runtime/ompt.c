@@ -1,0 +1,124 @@
+/* OMPT tool: spawn contexts for OpenMP parallel regions and explicit tasks,
+ * and the current spawn tag of every implicit and explicit task, so samples
+ * taken in a worker glue to the code that opened the region.  libomp finds
+ * ompt_start_tool in libppw by symbol lookup at its initialization. */
+#include <omp-tools.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "lifecycle.h"
+#include "ompt.h"
+#include "sigsafe.h"
+#include "spawn.h"
+#include "thread.h"
+
+static ompt_set_callback_t set_callback;
+static int active;
+
+int ppw_ompt_active(void)
+{
+    return active;
+}
+
+static void on_parallel_begin(ompt_data_t *encountering_task_data,
+                              const ompt_frame_t *encountering_task_frame,
+                              ompt_data_t *parallel_data, unsigned int requested_parallelism,
+                              int flags, const void *codeptr_ra)
+{
+    (void)encountering_task_data;
+    (void)encountering_task_frame;
+    (void)requested_parallelism;
+    (void)flags;
+    (void)codeptr_ra;
+    struct ppw_thread *t = ppw_thread_self();
+    parallel_data->value = t ? ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL, 0) : 0;
+}
+
+static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
+                             ompt_data_t *task_data, unsigned int actual_parallelism,
+                             unsigned int index, int flags)
+{
+    (void)actual_parallelism;
+    (void)index;
+    struct ppw_thread *t = ppw_thread_self();
+    if (!t)
+        return;
+    if (flags & ompt_task_initial) {
+        task_data->value = t->root_tag;
+        return;
+    }
+    if (endpoint == ompt_scope_begin) {
+        if (t->tag_depth < PPW_TAG_STACK_MAX)
+            t->tag_stack[t->tag_depth] = t->spawn_tag;
+        t->tag_depth++;
+        uint32_t tag = parallel_data ? (uint32_t)parallel_data->value : 0;
+        task_data->value = tag;
+        t->spawn_tag = tag;
+    } else if (t->tag_depth > 0) {
+        t->tag_depth--;
+        if (t->tag_depth < PPW_TAG_STACK_MAX)
+            t->spawn_tag = t->tag_stack[t->tag_depth];
+    }
+}
+
+static void on_task_create(ompt_data_t *encountering_task_data,
+                           const ompt_frame_t *encountering_task_frame, ompt_data_t *new_task_data,
+                           int flags, int has_dependences, const void *codeptr_ra)
+{
+    (void)encountering_task_data;
+    (void)encountering_task_frame;
+    (void)has_dependences;
+    struct ppw_thread *t = ppw_thread_self();
+    if (flags & ompt_task_explicit)
+        new_task_data->value =
+            t ? ppw_spawn_context(t, PPW_SPAWN_OMP_TASK, (uint64_t)(uintptr_t)codeptr_ra) : 0;
+    else
+        new_task_data->value = t ? t->spawn_tag : 0;
+}
+
+static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
+                             ompt_data_t *next_task_data)
+{
+    (void)prior_task_data;
+    (void)prior_task_status;
+    struct ppw_thread *t = ppw_thread_self();
+    if (t && next_task_data)
+        t->spawn_tag = (uint32_t)next_task_data->value;
+}
+
+static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)
+{
+    (void)initial_device_num;
+    (void)tool_data;
+    set_callback = (ompt_set_callback_t)lookup("ompt_set_callback");
+    if (!set_callback)
+        return 0;
+    set_callback(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+    set_callback(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
+    set_callback(ompt_callback_task_create, (ompt_callback_t)on_task_create);
+    set_callback(ompt_callback_task_schedule, (ompt_callback_t)on_task_schedule);
+    active = 1;
+    return 1;
+}
+
+static void finalize(ompt_data_t *tool_data)
+{
+    (void)tool_data;
+    active = 0;
+}
+
+PPW_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                                     const char *runtime_version);
+
+PPW_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
+                                                     const char *runtime_version)
+{
+    (void)omp_version;
+    (void)runtime_version;
+    static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+    ppw_lifecycle_ensure();
+    if (ppw_config.disabled || !ppw_running)
+        return NULL;
+    return &result;
+}

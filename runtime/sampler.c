@@ -1,0 +1,654 @@
+/* Sampling (see sampler.h and docs/runtime.md "Sampling").
+ *
+ * Metric order: PAPI_TOT_CYC overflow where the hardware counts cycles; the
+ * perf_event_open software task clock, one event per thread delivering our
+ * signal to that thread (F_SETOWN_EX TID); a POSIX per-thread CPU-time timer
+ * as the last resort (capped at CONFIG_HZ by the kernel).
+ *
+ * The handler path (on_signal -> record_sample) is PPW_SIGSAFE: it walks
+ * the stack into a preallocated per-thread buffer, deduplicates it against
+ * the thread's stack table, and appends to the thread's samples file.  Only
+ * the handler writes that file, so nothing else needs to block signals. */
+#include "sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <papi.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "modules.h"
+#include "ppw/run_format.h"
+#include "runfile.h"
+#include "thread.h"
+#include "unwind.h"
+
+#define CPU_PERIOD_DEFAULT_NS 1000000ull /* 1 ms of CPU time */
+#define CYCLE_PERIOD_DEFAULT 3000017ull  /* prime, ~1 ms at 3 GHz (seed 002: no loop aliasing) */
+#define STACK_SLOTS 4096                 /* per-thread dedup table; reset when 3/4 full */
+#define LEAF_SEARCH 8                    /* frames to search for the interrupted PC */
+
+struct stack_slot {
+    uint64_t hash;
+    uint64_t leaf;
+    uint32_t id;
+    uint32_t nframes;
+};
+
+struct ppw_stack_table {
+    uint32_t used;
+    uint32_t next_id;
+    struct stack_slot slots[STACK_SLOTS];
+};
+
+static enum ppw_metric_source source;
+static uint64_t base_period;
+static int timer_cookie; /* its address marks our POSIX timer's signals */
+static struct sigaction previous;
+static int handler_installed;
+static uint64_t drops_without_thread; /* signals for threads with no state */
+
+/* PAPI state (only when source == PPW_METRIC_PAPI_CYCLES). */
+static PPW_TLS int papi_eventset = -1;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+PPW_SIGSAFE static uint64_t next_period(struct ppw_thread *t)
+{
+    if (ppw_config.jitter_pct == 0)
+        return base_period;
+    t->rng ^= t->rng << 13;
+    t->rng ^= t->rng >> 7;
+    t->rng ^= t->rng << 17;
+    uint64_t span = base_period * ppw_config.jitter_pct / 100;
+    if (span == 0)
+        return base_period;
+    return base_period - span + t->rng % (2 * span + 1);
+}
+
+/* Stack id for frames[0..n), emitting a STACK record the first time. */
+PPW_SIGSAFE static uint32_t stack_id(struct ppw_thread *t, const uint64_t *frames, uint32_t n,
+                                     uint16_t flags)
+{
+    struct ppw_stack_table *table = t->stacks;
+    uint64_t hash = mix64(((uint64_t)n << 16) ^ flags);
+    for (uint32_t i = 0; i < n; i++)
+        hash = mix64(hash ^ frames[i]);
+    uint64_t leaf = n ? frames[0] : 0;
+    uint32_t at = (uint32_t)hash & (STACK_SLOTS - 1);
+    for (uint32_t probe = 0; probe < STACK_SLOTS; probe++) {
+        struct stack_slot *slot = &table->slots[(at + probe) & (STACK_SLOTS - 1)];
+        if (slot->id == 0)
+            break;
+        if (slot->hash == hash && slot->leaf == leaf && slot->nframes == n)
+            return slot->id;
+    }
+    if (table->used >= STACK_SLOTS * 3 / 4) {
+        /* Bounded memory: forget the table; later samples re-emit stacks. */
+        memset(table->slots, 0, sizeof(table->slots));
+        table->used = 0;
+    }
+    struct ppw_rec_stack *rec =
+        ppw_stream_reserve(&t->samples, PPW_SMP_STACK, sizeof(*rec) + n * sizeof(uint64_t));
+    if (!rec)
+        return 0;
+    uint32_t id = ++table->next_id;
+    rec->id = id;
+    rec->nframes = (uint16_t)n;
+    rec->flags = flags;
+    memcpy(rec + 1, frames, n * sizeof(uint64_t));
+    ppw_stream_commit(&t->samples);
+    for (uint32_t probe = 0;; probe++) {
+        struct stack_slot *slot = &table->slots[(at + probe) & (STACK_SLOTS - 1)];
+        if (slot->id == 0) {
+            *slot = (struct stack_slot){hash, leaf, id, n};
+            table->used++;
+            break;
+        }
+    }
+    return id;
+}
+
+PPW_SIGSAFE static void drop(struct ppw_thread *t, enum ppw_drop_reason why)
+{
+    if (t && t->samples.is_open)
+        t->samples.header->dropped[why]++;
+    else
+        __atomic_fetch_add(&drops_without_thread, 1, __ATOMIC_RELAXED);
+}
+
+/* Walks, deduplicates and appends one sample standing for `weight`. */
+PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc,
+                                      uint64_t weight)
+{
+    uint64_t start_ns = ppw_now_ns();
+    if (!t->measuring) {
+        drop(t, PPW_DROP_PAUSED);
+        return;
+    }
+    if (t->walking) {
+        /* libunwind is not re-entrant within one thread: the walker takes
+         * this sample when it is done (ppw_sampler_take_deferred). */
+        t->deferred_weight += weight;
+        return;
+    }
+    int cap = (int)ppw_config.max_frames + LEAF_SEARCH;
+    int n = ppw_unwind_walk(t->walk, cap);
+    if (n <= 0) {
+        drop(t, PPW_DROP_WALK);
+        return;
+    }
+    /* Skip the handler's own frames: start at the interrupted PC when it is
+     * found (libunwind reports it exactly for the frame below the signal
+     * trampoline), else after handler + __restore_rt. */
+    uint16_t flags = 0;
+    int first = n > 2 ? 2 : 0;
+    if (uc) {
+        uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+        for (int i = 0; i < n && i < LEAF_SEARCH; i++)
+            if (t->walk[i] == pc) {
+                first = i;
+                flags |= PPW_STACK_LEAF_PC;
+                break;
+            }
+    }
+    uint32_t count = (uint32_t)(n - first);
+    if (n == cap || count > ppw_config.max_frames) {
+        flags |= PPW_STACK_TRUNCATED;
+        if (count > ppw_config.max_frames)
+            count = ppw_config.max_frames;
+    }
+    uint32_t id = stack_id(t, t->walk + first, count, flags);
+    struct ppw_rec_sample *rec =
+        id ? ppw_stream_reserve(&t->samples, PPW_SMP_SAMPLE, sizeof(*rec)) : NULL;
+    if (!rec) {
+        drop(t, PPW_DROP_NO_SPACE);
+        return;
+    }
+    rec->stack = id;
+    rec->spawn_tag = t->spawn_tag;
+    rec->time_ns = start_ns;
+    rec->weight = weight;
+    ppw_stream_commit(&t->samples);
+    t->nsamples++;
+    t->samples.header->handler_ns += ppw_now_ns() - start_ns;
+}
+
+void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int n)
+{
+    /* t->walking is set, so the handler only adds to deferred_weight while
+     * this appends; the bounded loop picks up what arrived meanwhile. */
+    for (int round = 0; round < 4; round++) {
+        uint64_t weight = __atomic_exchange_n(&t->deferred_weight, 0, __ATOMIC_ACQ_REL);
+        if (weight == 0 || !t->ready || !t->samples.is_open || n <= 0)
+            return;
+        uint32_t count = (uint32_t)n;
+        uint16_t flags = 0;
+        if (count > ppw_config.max_frames) {
+            count = ppw_config.max_frames;
+            flags |= PPW_STACK_TRUNCATED;
+        }
+        uint32_t id = stack_id(t, frames, count, flags);
+        struct ppw_rec_sample *rec =
+            id ? ppw_stream_reserve(&t->samples, PPW_SMP_SAMPLE, sizeof(*rec)) : NULL;
+        if (!rec) {
+            drop(t, PPW_DROP_NO_SPACE);
+            return;
+        }
+        rec->stack = id;
+        rec->spawn_tag = t->spawn_tag;
+        rec->time_ns = ppw_now_ns();
+        rec->weight = weight;
+        ppw_stream_commit(&t->samples);
+        t->nsamples++;
+    }
+}
+
+PPW_SIGSAFE static uint64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+PPW_SIGSAFE static void forward(int sig, siginfo_t *info, void *uc)
+{
+    if (previous.sa_flags & SA_SIGINFO) {
+        if (previous.sa_sigaction)
+            previous.sa_sigaction(sig, info, uc);
+    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
+               previous.sa_handler) {
+        previous.sa_handler(sig);
+    }
+}
+
+PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    int saved = errno;
+    struct ppw_thread *t = ppw_thread_self();
+    if (source == PPW_METRIC_PERF_TASK_CLOCK &&
+        (info->si_code == POLL_HUP || info->si_code == POLL_IN)) {
+        if (!t || info->si_fd != t->perf_fd || !t->ready) {
+            drop(t, PPW_DROP_NOT_READY);
+        } else {
+            /* The kernel's timer fires a little after each period ends, so
+             * charge the CPU time that really passed: the weights then add
+             * up to the thread's CPU time. */
+            uint64_t now = thread_cpu_ns();
+            uint64_t weight = now - t->last_cpu_ns;
+            t->last_cpu_ns = now;
+            record_sample(t, uc, weight);
+            uint64_t next = next_period(t);
+            if (next != t->period && ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
+                t->period = next;
+            ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+        }
+    } else if (source == PPW_METRIC_POSIX_CPU_TIMER && info->si_code == SI_TIMER &&
+               info->si_value.sival_ptr == &timer_cookie) {
+        if (!t || !t->ready) {
+            drop(t, PPW_DROP_NOT_READY);
+        } else {
+            /* CPU timers fire on scheduler ticks: charge the CPU time that
+             * really passed, not the nominal period. */
+            uint64_t now = thread_cpu_ns();
+            uint64_t weight = now - t->last_cpu_ns;
+            t->last_cpu_ns = now;
+            record_sample(t, uc, weight);
+        }
+    } else {
+        forward(sig, info, uc);
+    }
+    errno = saved;
+}
+
+PPW_SIGSAFE static void on_papi_overflow(int eventset, void *address, long long overflow_vector,
+                                         void *context)
+{
+    (void)eventset;
+    (void)address;
+    (void)overflow_vector;
+    int saved = errno;
+    struct ppw_thread *t = ppw_thread_self();
+    if (!t || !t->ready)
+        drop(t, PPW_DROP_NOT_READY);
+    else
+        record_sample(t, context, t->period);
+    errno = saved;
+}
+
+/* ---- metric selection ---------------------------------------------------- */
+
+/* Kernel time counts toward the period when we may (root, or
+ * perf_event_paranoid < 2): an overflow while in the kernel is then
+ * delivered on return to user mode and charged to the caller of the system
+ * call.  Unprivileged users must exclude the kernel, and then lose the
+ * periods that end in it. */
+static int exclude_kernel = -1; /* -1: not yet known */
+
+static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disabled)
+{
+    struct perf_event_attr attr;
+    memset(&attr, 0, sizeof(attr));
+    attr.size = sizeof(attr);
+    attr.type = type;
+    attr.config = config;
+    attr.sample_period = period;
+    attr.disabled = disabled;
+    attr.exclude_hv = 1;
+    attr.exclude_kernel = exclude_kernel == 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && exclude_kernel == -1 && (errno == EACCES || errno == EPERM)) {
+        attr.exclude_kernel = 1;
+        fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd >= 0 && exclude_kernel == -1 && type == PERF_TYPE_SOFTWARE)
+        exclude_kernel = attr.exclude_kernel;
+    return fd;
+}
+
+static unsigned long papi_thread_id(void)
+{
+    return (unsigned long)syscall(SYS_gettid);
+}
+
+static int try_papi(char *why, size_t size)
+{
+    /* Cheap test first: PAPI_library_init costs milliseconds, and without a
+     * hardware cycle counter PAPI_TOT_CYC cannot exist. */
+    long fd = perf_open(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, 1);
+    if (fd < 0 && ppw_config.sampler != PPW_SAMPLER_PAPI) {
+        snprintf(why, size, "no hardware cycle counter (perf_event_open CPU_CYCLES: %s)",
+                 strerror(errno));
+        return -1;
+    }
+    if (fd >= 0)
+        close((int)fd);
+    int rc = PAPI_library_init(PAPI_VER_CURRENT);
+    if (rc != PAPI_VER_CURRENT) {
+        snprintf(why, size, "PAPI_library_init: %s", rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+        return -1;
+    }
+    if ((rc = PAPI_thread_init(papi_thread_id)) != PAPI_OK ||
+        (rc = PAPI_query_event(PAPI_TOT_CYC)) != PAPI_OK) {
+        snprintf(why, size, "PAPI_TOT_CYC: %s", PAPI_strerror(rc));
+        PAPI_shutdown();
+        return -1;
+    }
+    return 0;
+}
+
+static int try_perf(char *why, size_t size)
+{
+    long fd = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 1000000, 1);
+    if (fd < 0) {
+        snprintf(why, size, "perf_event_open software task clock: %s", strerror(errno));
+        return -1;
+    }
+    close((int)fd);
+    return 0;
+}
+
+static int try_timer(char *why, size_t size)
+{
+    timer_t timer;
+    struct sigevent sev;
+    memset(&sev, 0, sizeof(sev));
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = ppw_config.signal;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) != 0) {
+        snprintf(why, size, "timer_create(CLOCK_THREAD_CPUTIME_ID): %s", strerror(errno));
+        return -1;
+    }
+    timer_delete(timer);
+    return 0;
+}
+
+static const char *source_name(enum ppw_metric_source s)
+{
+    switch (s) {
+    case PPW_METRIC_PAPI_CYCLES:
+        return "PAPI_TOT_CYC";
+    case PPW_METRIC_PERF_TASK_CLOCK:
+        return "perf::TASK-CLOCK";
+    case PPW_METRIC_POSIX_CPU_TIMER:
+        return "CLOCK_THREAD_CPUTIME_ID";
+    default:
+        return "none";
+    }
+}
+
+static void write_metric(const char *reason)
+{
+    struct ppw_rec_metric rec = {
+        .source = source,
+        .unit = source == PPW_METRIC_PAPI_CYCLES ? PPW_UNIT_CYCLES : PPW_UNIT_NS,
+        .period = base_period,
+        .jitter_pct = source == PPW_METRIC_PAPI_CYCLES ? 0 : ppw_config.jitter_pct,
+        .signal = (uint32_t)ppw_config.signal,
+        .max_frames = ppw_config.max_frames,
+    };
+    const char *strings[2] = {source_name(source), reason};
+    ppw_runfile_append(PPW_RUN_METRIC, &rec, sizeof(rec), 2, strings);
+    ppw_log_verbose("sampling with %s: %s", source_name(source), reason);
+}
+
+int ppw_sampler_init(void)
+{
+    char reason[512] = "", why[200];
+    size_t len = 0;
+    source = PPW_METRIC_NONE;
+    enum ppw_sampler_choice choice = ppw_config.sampler;
+    if (choice == PPW_SAMPLER_OFF) {
+        write_metric("sampling turned off (PPW_SAMPLER=off or PPW_SAMPLE=0)");
+        return 0;
+    }
+#define TRY(cond, fn, src)                                                                      \
+    if (source == PPW_METRIC_NONE && (cond)) {                                                  \
+        if (fn(why, sizeof(why)) == 0)                                                          \
+            source = src;                                                                       \
+        else                                                                                    \
+            len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0, \
+                                    "%s%s", len ? "; " : "", why);                              \
+    }
+    TRY(choice == PPW_SAMPLER_AUTO || choice == PPW_SAMPLER_PAPI, try_papi, PPW_METRIC_PAPI_CYCLES)
+    TRY(choice != PPW_SAMPLER_TIMER, try_perf, PPW_METRIC_PERF_TASK_CLOCK)
+    TRY(1, try_timer, PPW_METRIC_POSIX_CPU_TIMER)
+#undef TRY
+    if (len >= sizeof(reason))
+        len = sizeof(reason) - 1;
+    if (source == PPW_METRIC_NONE) {
+        ppw_runfile_note(1, "no sampling method works here (%s); running without samples", reason);
+        write_metric(reason);
+        return -ENODEV;
+    }
+    if (source == PPW_METRIC_PERF_TASK_CLOCK && exclude_kernel == 1)
+        len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0,
+                                "%skernel time excluded (perf_event_paranoid forbids it for"
+                                " this user): periods ending in system calls are not sampled",
+                                len ? "; " : "");
+    if (choice != PPW_SAMPLER_AUTO && len == 0)
+        len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
+    char full[768];
+    snprintf(full, sizeof(full), "%s%s%s", len ? reason : "first choice",
+             len ? "; using " : "", len ? source_name(source) : "");
+    if (source == PPW_METRIC_PAPI_CYCLES)
+        base_period = ppw_config.period ? ppw_config.period : CYCLE_PERIOD_DEFAULT;
+    else
+        base_period = ppw_config.period ? ppw_config.period : CPU_PERIOD_DEFAULT_NS;
+    if (source == PPW_METRIC_POSIX_CPU_TIMER && base_period < 4000000)
+        strncat(full, "; POSIX CPU timers fire at most every scheduler tick (4 ms at HZ=250),"
+                      " so samples are weighted by the CPU time that really passed",
+                sizeof(full) - strlen(full) - 1);
+    write_metric(full);
+
+    if (source != PPW_METRIC_PAPI_CYCLES) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof(sa));
+        sa.sa_sigaction = on_signal;
+        sa.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        if (sigaction(ppw_config.signal, &sa, &previous) != 0) {
+            ppw_runfile_note(1, "cannot install the sampling signal handler: %s", strerror(errno));
+            source = PPW_METRIC_NONE;
+            return -errno;
+        }
+        handler_installed = 1;
+    }
+    return 0;
+}
+
+void ppw_sampler_fini(void)
+{
+    if (drops_without_thread)
+        ppw_runfile_note(0, "%llu samples arrived for threads without ppw state",
+                         (unsigned long long)drops_without_thread);
+    if (source == PPW_METRIC_PAPI_CYCLES)
+        PAPI_shutdown();
+    /* The handler stays installed: a late signal must not hit SIG_DFL,
+     * whose action for a real-time signal is to terminate. */
+}
+
+static int arm_perf(struct ppw_thread *t)
+{
+    long fd = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, t->period, 1);
+    if (fd < 0)
+        return -errno;
+    struct f_owner_ex owner = {F_OWNER_TID, (pid_t)t->tid};
+    if (fcntl((int)fd, F_SETFL, fcntl((int)fd, F_GETFL) | O_ASYNC) != 0 ||
+        fcntl((int)fd, F_SETSIG, ppw_config.signal) != 0 ||
+        fcntl((int)fd, F_SETOWN_EX, &owner) != 0) {
+        int err = errno;
+        close((int)fd);
+        return -err;
+    }
+    t->perf_fd = (int)fd;
+    ioctl(t->perf_fd, PERF_EVENT_IOC_RESET, 0);
+    ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    return 0;
+}
+
+static int arm_timer(struct ppw_thread *t)
+{
+    struct sigevent sev;
+    memset(&sev, 0, sizeof(sev));
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = ppw_config.signal;
+    sev.sigev_value.sival_ptr = &timer_cookie;
+    sev._sigev_un._tid = (pid_t)t->tid;
+    if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &t->timer) != 0)
+        return -errno;
+    t->has_timer = 1;
+    t->last_cpu_ns = thread_cpu_ns();
+    struct itimerspec spec;
+    spec.it_value.tv_sec = (time_t)(t->period / 1000000000ull);
+    spec.it_value.tv_nsec = (long)(t->period % 1000000000ull);
+    spec.it_interval = spec.it_value;
+    return timer_settime(t->timer, 0, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+static int arm_papi(struct ppw_thread *t)
+{
+    int rc, es = PAPI_NULL;
+    if ((rc = PAPI_register_thread()) != PAPI_OK || (rc = PAPI_create_eventset(&es)) != PAPI_OK ||
+        (rc = PAPI_add_event(es, PAPI_TOT_CYC)) != PAPI_OK ||
+        (rc = PAPI_overflow(es, PAPI_TOT_CYC, (int)t->period, 0, on_papi_overflow)) != PAPI_OK ||
+        (rc = PAPI_start(es)) != PAPI_OK)
+        return rc;
+    papi_eventset = es;
+    return 0;
+}
+
+void ppw_sampler_thread_start(struct ppw_thread *t)
+{
+    if (source == PPW_METRIC_NONE || ppw_output_dirfd() < 0)
+        return;
+    char name[32];
+    ppw_format(name, sizeof(name), "t%u.samples.ppw", t->index);
+    int rc = ppw_stream_open(&t->samples, ppw_output_dirfd(), name, PPW_FILE_SAMPLES, t->index,
+                             ppw_config.window);
+    if (rc != 0) {
+        ppw_runfile_note(1, "thread %u: cannot create %s: %s; it is not sampled", t->index, name,
+                         strerror(-rc));
+        return;
+    }
+    t->stacks = mmap(NULL, sizeof(struct ppw_stack_table), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (t->stacks == MAP_FAILED) {
+        t->stacks = NULL;
+        ppw_stream_close(&t->samples);
+        return;
+    }
+    ppw_unwind_warm_up();
+    t->period = source == PPW_METRIC_PAPI_CYCLES ? base_period : next_period(t);
+    t->last_cpu_ns = thread_cpu_ns();
+    t->ready = 1;
+    if (source == PPW_METRIC_PERF_TASK_CLOCK)
+        rc = arm_perf(t);
+    else if (source == PPW_METRIC_POSIX_CPU_TIMER)
+        rc = arm_timer(t);
+    else
+        rc = arm_papi(t);
+    if (rc != 0) {
+        t->ready = 0;
+        ppw_runfile_note(1, "thread %u: cannot start its %s sampler (%d); it is not sampled",
+                         t->index, source_name(source), rc);
+    }
+}
+
+static void disarm(struct ppw_thread *t)
+{
+    t->ready = 0;
+    if (t->perf_fd >= 0) {
+        ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        close(t->perf_fd);
+        t->perf_fd = -1;
+    }
+    if (t->has_timer) {
+        timer_delete(t->timer);
+        t->has_timer = 0;
+    }
+}
+
+void ppw_sampler_thread_stop(struct ppw_thread *t)
+{
+    disarm(t);
+    if (source == PPW_METRIC_PAPI_CYCLES && papi_eventset >= 0) {
+        long long value;
+        PAPI_stop(papi_eventset, &value);
+        PAPI_cleanup_eventset(papi_eventset);
+        PAPI_destroy_eventset(&papi_eventset);
+        PAPI_unregister_thread();
+        papi_eventset = -1;
+    }
+    if (t->samples.is_open)
+        ppw_stream_close(&t->samples);
+    if (t->stacks) {
+        munmap(t->stacks, sizeof(struct ppw_stack_table));
+        t->stacks = NULL;
+    }
+}
+
+void ppw_sampler_thread_abandon(struct ppw_thread *t)
+{
+    /* After fork the perf event still counts the parent's thread, and POSIX
+     * timers are not inherited: only the descriptor needs closing. */
+    t->ready = 0;
+    if (t->perf_fd >= 0)
+        close(t->perf_fd);
+    t->perf_fd = -1;
+    t->has_timer = 0;
+    papi_eventset = -1;
+    ppw_stream_abandon(&t->samples);
+    if (t->stacks)
+        munmap(t->stacks, sizeof(struct ppw_stack_table));
+    t->stacks = NULL;
+}
+
+double ppw_sampler_calibrate_ns(void)
+{
+    if (source == PPW_METRIC_NONE)
+        return 0;
+    /* The handler body without the append: walk and hash, on this thread.
+     * The real per-sample cost is also accumulated in each samples file's
+     * handler_ns; this estimate serves the run header. */
+    enum { ROUNDS = 200 };
+    uint64_t frames[PPW_MAX_FRAMES_LIMIT], costs[ROUNDS], sink = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        uint64_t t0 = ppw_now_ns();
+        int n = ppw_unwind_walk(frames, (int)ppw_config.max_frames);
+        uint64_t h = 0;
+        for (int i = 0; i < n; i++)
+            h = mix64(h ^ frames[i]);
+        sink ^= h;
+        costs[r] = ppw_now_ns() - t0;
+    }
+    /* Median by insertion sort: ROUNDS is small. */
+    for (int i = 1; i < ROUNDS; i++)
+        for (int j = i; j > 0 && costs[j - 1] > costs[j]; j--) {
+            uint64_t c = costs[j];
+            costs[j] = costs[j - 1];
+            costs[j - 1] = c;
+        }
+    return (double)costs[ROUNDS / 2] + (double)(sink & 0);
+}

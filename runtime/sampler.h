@@ -1,0 +1,39 @@
+/* Sampling: chooses the metric (PAPI cycles, perf software task clock, or a
+ * POSIX CPU-time timer), arms one per thread, and records a sample with its
+ * full stack at every overflow, from the signal handler. */
+#ifndef PPW_RUNTIME_SAMPLER_H
+#define PPW_RUNTIME_SAMPLER_H
+
+#include <stdint.h>
+
+#include "sigsafe.h"
+
+struct ppw_thread;
+
+/* Process start: picks the metric, installs the handler, writes
+ * PPW_RUN_METRIC (with the reason for the choice).  0, or -errno when no
+ * method works (the run continues without samples). */
+int ppw_sampler_init(void);
+void ppw_sampler_fini(void);
+
+/* Per thread, on the thread itself: opens its samples file, warms the
+ * unwinder up, arms the timer.  Failures are counted, never fatal. */
+void ppw_sampler_thread_start(struct ppw_thread *t);
+/* Disarms and closes; the handler drops anything that arrives after. */
+void ppw_sampler_thread_stop(struct ppw_thread *t);
+/* fork() child: forget the inherited timer and file. */
+void ppw_sampler_thread_abandon(struct ppw_thread *t);
+
+/* Normal-context stack walks (spawn records) set t->walking, since
+ * libunwind is not re-entrant within a thread; a sample arriving meanwhile
+ * is deferred, and this records it with the walk's own stack (frames[0..n),
+ * return addresses, ppw's frames included: the time was spent there).
+ * Call with t->walking still set. */
+void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int n);
+
+/* Median cost of recording one sample (walk, dedup, append) in ns, measured
+ * on the calling thread by running the handler's body directly; 0 when
+ * sampling is off. */
+double ppw_sampler_calibrate_ns(void);
+
+#endif

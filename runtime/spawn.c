@@ -1,0 +1,325 @@
+/* Spawn contexts and the pthread_create interposer (see spawn.h).
+ *
+ * Deduplication is per unique context, not per spawn: the process-wide
+ * table below maps (parent tag, kind, stack) to a tag, so a loop that
+ * creates a million tasks at one site records one stack.  This is what took
+ * ChplBlamer from 3.5x to 14% overhead (seed 002 §3). */
+#include "spawn.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "config.h"
+#include "lifecycle.h"
+#include "modules.h"
+#include "runfile.h"
+#include "sampler.h"
+#include "thread.h"
+#include "unwind.h"
+
+#define CONTEXT_SLOTS (1u << 16)
+#define FRAME_POOL (1u << 21) /* frames kept for verification: 16 MiB, touched lazily */
+#define CACHE_SLOTS 256       /* per-thread, lock-free front of the table */
+
+/* Context info by tag (tags below CONTEXT_SLOTS / 2), written once before
+ * the tag is handed out. */
+struct context {
+    uint64_t stack_hash; /* kind and frames, without the parent */
+    uint32_t parent, kind, nframes, reserved;
+    uint64_t frames_at; /* index into frame_pool */
+};
+
+/* Hash index: (parent, stack) -> tag. */
+struct index_slot {
+    uint64_t hash;
+    uint32_t tag, reserved;
+};
+
+struct cache_slot {
+    uint64_t hash;
+    uint32_t tag;
+    uint32_t parent;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct context *contexts;
+static struct index_slot *index_slots;
+static uint64_t *frame_pool;
+static uint64_t frame_pool_used;
+static uint32_t next_tag = 1;
+static PPW_TLS struct cache_slot *cache;
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+static pthread_create_fn real_pthread_create;
+static pthread_key_t end_key;
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+static void end_thread(void *unused)
+{
+    (void)unused;
+    ppw_thread_end();
+}
+
+int ppw_spawn_init(void)
+{
+    if (!real_pthread_create)
+        real_pthread_create = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!contexts) {
+        contexts = mmap(NULL, CONTEXT_SLOTS / 2 * sizeof(*contexts), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        index_slots = mmap(NULL, CONTEXT_SLOTS * sizeof(*index_slots), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (index_slots == MAP_FAILED)
+            contexts = MAP_FAILED;
+        frame_pool = mmap(NULL, FRAME_POOL * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (contexts == MAP_FAILED || frame_pool == MAP_FAILED) {
+            contexts = NULL;
+            frame_pool = NULL;
+            return -ENOMEM;
+        }
+    }
+    return pthread_key_create(&end_key, end_thread) == 0 ? 0 : -EAGAIN;
+}
+
+uint32_t ppw_spawn_count(void)
+{
+    return __atomic_load_n(&next_tag, __ATOMIC_RELAXED) - 1;
+}
+
+static void write_record(struct ppw_thread *t, uint32_t tag, uint32_t parent, uint32_t kind,
+                         const uint64_t *frames, uint32_t n, uint16_t flags)
+{
+    struct ppw_stream *events = ppw_thread_events(t);
+    if (!events)
+        return;
+    struct ppw_rec_spawn *rec =
+        ppw_stream_reserve(events, PPW_EVT_SPAWN, sizeof(*rec) + n * sizeof(uint64_t));
+    if (!rec)
+        return;
+    *rec = (struct ppw_rec_spawn){tag, parent, kind, t->index, (uint16_t)n, flags, 0};
+    memcpy(rec + 1, frames, n * sizeof(uint64_t));
+    ppw_stream_commit(events);
+}
+
+static int same_frames(const struct context *c, uint32_t kind, const uint64_t *frames, uint32_t n)
+{
+    return c->kind == kind && c->nframes == n &&
+           memcmp(frame_pool + c->frames_at, frames, n * sizeof(uint64_t)) == 0;
+}
+
+/* The tag for (parent, kind, frames), under the lock; *is_new when the
+ * caller must write its record.
+ *
+ * Recursion folds: when a context on the parent's own chain has the same
+ * kind and stack, that context is reused, as HPCToolkit compresses
+ * recursion.  Otherwise a recursive task tree (fib with two task sites)
+ * would make every task a new context: 2^depth records. */
+static uint32_t intern(uint64_t stack_hash, uint32_t parent, uint32_t kind,
+                       const uint64_t *frames, uint32_t n, int *is_new)
+{
+    *is_new = 0;
+    if (!contexts)
+        goto fresh;
+    for (uint32_t c = parent, depth = 0; c && c < next_tag && c < CONTEXT_SLOTS / 2 && depth < 256;
+         c = contexts[c].parent, depth++)
+        if (contexts[c].stack_hash == stack_hash && same_frames(&contexts[c], kind, frames, n))
+            return c;
+    uint64_t hash = mix64(stack_hash ^ ((uint64_t)parent << 1));
+    uint32_t at = (uint32_t)hash & (CONTEXT_SLOTS - 1);
+    for (uint32_t probe = 0; probe < CONTEXT_SLOTS / 2; probe++) {
+        struct index_slot *slot = &index_slots[(at + probe) & (CONTEXT_SLOTS - 1)];
+        if (slot->tag == 0) {
+            if (frame_pool_used + n > FRAME_POOL || next_tag >= CONTEXT_SLOTS / 2)
+                break; /* full: a fresh tag without dedup is still correct */
+            uint32_t tag = next_tag;
+            memcpy(frame_pool + frame_pool_used, frames, n * sizeof(uint64_t));
+            contexts[tag] = (struct context){stack_hash, parent, kind, n, 0, frame_pool_used};
+            frame_pool_used += n;
+            *slot = (struct index_slot){hash, tag, 0};
+            __atomic_store_n(&next_tag, tag + 1, __ATOMIC_RELEASE);
+            *is_new = 1;
+            return tag;
+        }
+        struct context *c = &contexts[slot->tag];
+        if (slot->hash == hash && c->parent == parent && c->stack_hash == stack_hash &&
+            same_frames(c, kind, frames, n))
+            return slot->tag;
+    }
+fresh:
+    *is_new = 1;
+    return __atomic_fetch_add(&next_tag, 1, __ATOMIC_RELAXED);
+}
+
+/* Per-thread cache of (parent, kind, call site) -> tag for OpenMP tasks,
+ * which are spawned at rates where even one stack walk per task costs
+ * (fib(27) makes 600k tasks).  Seen once per site and parent context, the
+ * walk is skipped afterwards.  The approximation: a task site inside a
+ * helper that one task body calls from two places gets the context of the
+ * first. */
+static PPW_TLS struct cache_slot *site_cache;
+
+static struct cache_slot *site_slot(uint32_t parent, uint32_t kind, uint64_t site)
+{
+    if (!site_cache) {
+        void *mem = mmap(NULL, CACHE_SLOTS * sizeof(*site_cache), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED)
+            return NULL;
+        site_cache = mem;
+    }
+    uint64_t key = mix64(site ^ ((uint64_t)parent << 40) ^ ((uint64_t)kind << 32));
+    return &site_cache[key & (CACHE_SLOTS - 1)];
+}
+
+uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint64_t site)
+{
+    if (!t || !ppw_running)
+        return 0;
+    struct cache_slot *by_site = NULL;
+    if (site && kind == PPW_SPAWN_OMP_TASK) {
+        by_site = site_slot(t->spawn_tag, kind, site);
+        uint64_t key = mix64(site ^ ((uint64_t)t->spawn_tag << 40) ^ ((uint64_t)kind << 32));
+        if (by_site && by_site->tag && by_site->hash == key && by_site->parent == t->spawn_tag)
+            return by_site->tag;
+    }
+    uint32_t cap = ppw_config.max_frames + 8;
+    t->walking = 1;
+    int n = ppw_unwind_walk(t->spawn_walk, (int)cap);
+    /* A sample that arrived during the walk was deferred: take it now,
+     * with this stack, which is where the time went. */
+    ppw_sampler_take_deferred(t, t->spawn_walk, n);
+    t->walking = 0;
+    /* The spawn call's internals (ppw's interposer or OMPT callback, the
+     * runtime's task allocation) are not the program's context. */
+    int first = 0;
+    while (first < n && ppw_modules_in_runtime(t->spawn_walk[first]))
+        first++;
+    int last = n;
+    if (t->spawn_tag != 0) {
+        /* Inside a spawned context: stop at its boundary (see run_format.h). */
+        for (last = first; last < n && !ppw_modules_in_runtime(t->spawn_walk[last]); last++)
+            ;
+    }
+    uint32_t count = (uint32_t)(last - first);
+    uint16_t flags = 0;
+    if (last == n && ((uint32_t)n == cap || count > ppw_config.max_frames)) {
+        flags |= PPW_STACK_TRUNCATED;
+        if (count > ppw_config.max_frames)
+            count = ppw_config.max_frames;
+    }
+    const uint64_t *frames = t->spawn_walk + first;
+    uint32_t parent = t->spawn_tag;
+    uint64_t stack_hash = mix64(((uint64_t)kind << 16) ^ count ^ ((uint64_t)flags << 24));
+    for (uint32_t i = 0; i < count; i++)
+        stack_hash = mix64(stack_hash ^ frames[i]);
+    uint64_t hash = mix64(stack_hash ^ ((uint64_t)parent << 1));
+
+    /* Per-thread cache: a 64-bit hash match on the same parent is taken as
+     * the same context (the table below verifies frames; this front does
+     * not, trading a ~2^-64 risk for no lock on the hot path). */
+    if (!cache) {
+        void *mem = mmap(NULL, CACHE_SLOTS * sizeof(*cache), PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        cache = mem == MAP_FAILED ? NULL : mem;
+    }
+    struct cache_slot *slot = cache ? &cache[hash & (CACHE_SLOTS - 1)] : NULL;
+    if (slot && slot->tag && slot->hash == hash && slot->parent == parent) {
+        if (by_site)
+            *by_site = (struct cache_slot){mix64(site ^ ((uint64_t)parent << 40) ^
+                                                 ((uint64_t)kind << 32)),
+                                           slot->tag, parent};
+        return slot->tag;
+    }
+
+    int is_new;
+    pthread_mutex_lock(&lock);
+    uint32_t tag = intern(stack_hash, parent, kind, frames, count, &is_new);
+    pthread_mutex_unlock(&lock);
+    if (is_new)
+        write_record(t, tag, parent, kind, frames, count, flags);
+    if (slot)
+        *slot = (struct cache_slot){hash, tag, parent};
+    if (by_site)
+        *by_site = (struct cache_slot){mix64(site ^ ((uint64_t)parent << 40) ^
+                                             ((uint64_t)kind << 32)),
+                                       tag, parent};
+    return tag;
+}
+
+void ppw_spawn_after_fork_child(void)
+{
+    /* Tags of the parent's run mean nothing in the child's directory. */
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    lock = fresh;
+    if (contexts) {
+        memset(contexts, 0, CONTEXT_SLOTS / 2 * sizeof(*contexts));
+        memset(index_slots, 0, CONTEXT_SLOTS * sizeof(*index_slots));
+    }
+    frame_pool_used = 0;
+    next_tag = 1;
+    if (cache)
+        memset(cache, 0, CACHE_SLOTS * sizeof(*cache));
+    if (site_cache)
+        memset(site_cache, 0, CACHE_SLOTS * sizeof(*site_cache));
+}
+
+/* ---- pthread_create ------------------------------------------------------ */
+
+struct start {
+    void *(*routine)(void *);
+    void *arg;
+    uint32_t parent;
+    uint32_t tag;
+};
+
+static void *trampoline(void *p)
+{
+    struct start start = *(struct start *)p;
+    free(p);
+    if (ppw_thread_begin(start.parent, start.tag, (uint64_t)(uintptr_t)start.routine))
+        pthread_setspecific(end_key, (void *)1);
+    return start.routine(start.arg);
+}
+
+PPW_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                              void *(*routine)(void *), void *arg)
+{
+    if (!real_pthread_create)
+        real_pthread_create = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+    if (!real_pthread_create)
+        return EAGAIN;
+    if (!ppw_running)
+        return real_pthread_create(thread, attr, routine, arg);
+    /* A creator without ppw state (a thread some library made with clone)
+     * still gets a sampled child, with no spawn context. */
+    struct ppw_thread *t = ppw_thread_self();
+    int saved = errno;
+    struct start *start = malloc(sizeof(*start));
+    if (!start) {
+        errno = saved;
+        return real_pthread_create(thread, attr, routine, arg);
+    }
+    start->routine = routine;
+    start->arg = arg;
+    start->parent = t ? t->index : UINT32_MAX;
+    start->tag = t ? ppw_spawn_context(t, PPW_SPAWN_PTHREAD, 0) : 0;
+    errno = saved;
+    int rc = real_pthread_create(thread, attr, trampoline, start);
+    if (rc != 0)
+        free(start);
+    return rc;
+}

@@ -1,0 +1,192 @@
+/* File-backed record streams (see stream.h).  The writer owns `end`; the
+ * header's `committed` follows it with a release store, so a reader (or a
+ * post-mortem look at a killed run) sees only complete records. */
+#include "stream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "lifecycle.h"
+
+#define PAGE 4096u
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+
+void ppw_file_header_init(struct ppw_file_header *h, uint32_t kind, uint32_t thread)
+{
+    memset(h, 0, sizeof(*h));
+    memcpy(h->magic, PPW_RUN_MAGIC, 4);
+    h->major = PPW_RUN_MAJOR;
+    h->minor = PPW_RUN_MINOR;
+    h->kind = kind;
+    h->header_size = PPW_RUN_HEADER_SIZE;
+    h->pid = (uint32_t)getpid();
+    h->thread = thread;
+    uint32_t size;
+    const uint8_t *id = ppw_build_id(&size);
+    if (size > PPW_BUILD_ID_MAX)
+        size = PPW_BUILD_ID_MAX;
+    memcpy(h->build_id, id, size);
+    h->build_id_size = size;
+}
+
+int ppw_file_reserve(int fd, uint64_t offset, uint64_t len)
+{
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+        offset + len > (uint64_t)limit.rlim_cur)
+        return -EFBIG;
+    if (fallocate(fd, 0, (off_t)offset, (off_t)len) == 0)
+        return 0;
+    if (errno != EOPNOTSUPP && errno != ENOSYS)
+        return -errno;
+    /* No fallocate here (some network filesystems): a sparse extension,
+     * which a full disk could still turn into SIGBUS later. */
+    return ftruncate(fd, (off_t)(offset + len)) == 0 ? 0 : -errno;
+}
+
+int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t kind,
+                    uint32_t thread, size_t window)
+{
+    memset(s, 0, sizeof(*s));
+    s->is_open = 0;
+    if (strlen(name) >= sizeof(s->name))
+        return -ENAMETOOLONG;
+    s->window_size = (size_t)align_up(window < 4 * PAGE ? 4 * PAGE : window, PAGE);
+    int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0)
+        return -errno;
+    int rc = ppw_file_reserve(fd, 0, s->window_size);
+    if (rc != 0)
+        goto fail;
+    s->header = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->header == MAP_FAILED) {
+        rc = -errno;
+        goto fail;
+    }
+    s->window = mmap(NULL, s->window_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (s->window == MAP_FAILED) {
+        rc = -errno;
+        munmap(s->header, PAGE);
+        goto fail;
+    }
+    close(fd); /* the mappings keep the file; slide() reopens it by name */
+    ppw_file_header_init(s->header, kind, thread);
+    s->is_open = 1;
+    s->dirfd = dirfd;
+    strcpy(s->name, name);
+    s->window_off = 0;
+    s->end = PPW_RUN_HEADER_SIZE;
+    s->reserved_end = s->window_size;
+    return 0;
+fail:
+    close(fd);
+    unlinkat(dirfd, name, 0);
+    s->header = NULL;
+    s->window = NULL;
+    return rc;
+}
+
+/* Moves the window so that it starts at the page holding `end`. */
+static int slide(struct ppw_stream *s)
+{
+    uint64_t off = s->end & ~(uint64_t)(PAGE - 1);
+    uint64_t need = off + s->window_size;
+    /* openat is async-signal-safe; O_NOFOLLOW: never write through a
+     * symlink planted in the output directory. */
+    int fd = openat(s->dirfd, s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return -ENOSPC;
+    int rc = 0;
+    if (need > s->reserved_end) {
+        if (ppw_file_reserve(fd, s->reserved_end, need - s->reserved_end) != 0) {
+            rc = -ENOSPC;
+            goto out;
+        }
+        s->reserved_end = need;
+    }
+    void *w = mmap(NULL, s->window_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+    if (w == MAP_FAILED) {
+        rc = -ENOSPC;
+        goto out;
+    }
+    munmap(s->window, s->window_size);
+    s->window = w;
+    s->window_off = off;
+out:
+    close(fd);
+    return rc;
+}
+
+void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size)
+{
+    if (!s->is_open || s->failed)
+        return NULL;
+    uint64_t total = align_up((uint64_t)body_size + sizeof(struct ppw_rec_frame), 8);
+    if (total > s->window_size - PAGE)
+        return NULL;
+    if (s->end + total > s->window_off + s->window_size && slide(s) != 0) {
+        s->failed = 1;
+        return NULL;
+    }
+    uint8_t *at = s->window + (s->end - s->window_off);
+    struct ppw_rec_frame *frame = (struct ppw_rec_frame *)at;
+    frame->kind = kind;
+    frame->size = (uint32_t)total;
+    /* Padding is zeroed so files are deterministic. */
+    memset(at + sizeof(*frame) + body_size, 0, total - sizeof(*frame) - body_size);
+    s->pending = s->end + total;
+    return at + sizeof(*frame);
+}
+
+void ppw_stream_commit(struct ppw_stream *s)
+{
+    if (!s->is_open || s->pending <= s->end)
+        return;
+    s->end = s->pending;
+    __atomic_store_n(&s->header->committed, s->end - PPW_RUN_HEADER_SIZE, __ATOMIC_RELEASE);
+}
+
+int ppw_stream_append(struct ppw_stream *s, uint32_t kind, const void *body, uint32_t body_size)
+{
+    void *at = ppw_stream_reserve(s, kind, body_size);
+    if (!at)
+        return -ENOSPC;
+    memcpy(at, body, body_size);
+    ppw_stream_commit(s);
+    return 0;
+}
+
+void ppw_stream_close(struct ppw_stream *s)
+{
+    if (!s->is_open)
+        return;
+    s->header->flags |= PPW_FILE_CLOSED;
+    /* Give back the preallocated tail; harmless if it fails, since readers
+     * stop at committed. */
+    int fd = openat(s->dirfd, s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd >= 0) {
+        if (ftruncate(fd, (off_t)s->end) != 0) {
+        }
+        close(fd);
+    }
+    ppw_stream_abandon(s);
+}
+
+void ppw_stream_abandon(struct ppw_stream *s)
+{
+    if (!s->is_open)
+        return;
+    munmap(s->window, s->window_size);
+    munmap(s->header, PAGE);
+    s->is_open = 0;
+    s->window = NULL;
+    s->header = NULL;
+}

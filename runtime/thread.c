@@ -1,0 +1,224 @@
+/* Per-thread state and the registry of live threads (see thread.h). */
+#include "thread.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "lifecycle.h"
+#include "log.h"
+#include "measure.h"
+#include "modules.h"
+#include "ppw/run_format.h"
+#include "runfile.h"
+#include "sampler.h"
+
+static PPW_TLS struct ppw_thread *self;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ppw_thread *registry;
+static uint32_t next_index;
+
+#define WALK_ENTRIES (PPW_MAX_FRAMES_LIMIT + 8)
+
+struct ppw_thread *ppw_thread_self(void)
+{
+    return self;
+}
+
+uint32_t ppw_thread_count(void)
+{
+    return __atomic_load_n(&next_index, __ATOMIC_RELAXED);
+}
+
+static size_t state_size(void)
+{
+    return sizeof(struct ppw_thread) + 2 * WALK_ENTRIES * sizeof(uint64_t);
+}
+
+static uint32_t gettid_now(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+/* CPU time of any live thread of this process, by tid: Linux encodes a
+ * per-thread CPU clock as ((~tid) << 3) | CPUCLOCK_SCHED | PERTHREAD.
+ * Unlike pthread_getcpuclockid this is safe for a thread that just exited
+ * (EINVAL, not undefined behaviour). */
+static uint64_t cpu_ns_of(uint32_t tid)
+{
+    clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6u);
+    struct timespec ts;
+    if (clock_gettime(clock, &ts) != 0)
+        return 0;
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void write_begin(struct ppw_thread *t)
+{
+    struct ppw_rec_thread rec = {
+        .index = t->index,
+        .tid = t->tid,
+        .parent = t->parent,
+        .root_tag = t->root_tag,
+        .start_routine = t->start_routine,
+        .start_ns = t->start_ns,
+    };
+    ppw_runfile_append(PPW_RUN_THREAD, &rec, sizeof(rec), 0, NULL);
+}
+
+static void write_end(struct ppw_thread *t, uint32_t flags)
+{
+    struct ppw_rec_thread_end rec = {
+        .index = t->index,
+        .flags = flags,
+        .end_ns = ppw_now_ns(),
+        .cpu_ns = cpu_ns_of(t->tid),
+        .samples = t->nsamples,
+    };
+    ppw_runfile_append(PPW_RUN_THREAD_END, &rec, sizeof(rec), 0, NULL);
+}
+
+static void start_subsystems(struct ppw_thread *t)
+{
+    t->start_ns = ppw_now_ns();
+    write_begin(t);
+    ppw_sampler_thread_start(t);
+    ppw_measure_thread_begin(t);
+}
+
+struct ppw_thread *ppw_thread_begin(uint32_t parent, uint32_t root_tag, uint64_t start_routine)
+{
+    if (self)
+        return self;
+    void *mem = mmap(NULL, state_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                     -1, 0);
+    if (mem == MAP_FAILED)
+        return NULL;
+    struct ppw_thread *t = mem;
+    t->walk = (uint64_t *)(t + 1);
+    t->spawn_walk = t->walk + WALK_ENTRIES;
+    t->perf_fd = -1;
+    t->measuring = 1;
+    t->index = __atomic_fetch_add(&next_index, 1, __ATOMIC_RELAXED);
+    t->tid = gettid_now();
+    t->parent = parent;
+    t->root_tag = root_tag;
+    t->spawn_tag = root_tag;
+    t->start_routine = start_routine;
+    t->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)t->tid << 32) ^ t->index;
+
+    pthread_mutex_lock(&registry_lock);
+    t->next = registry;
+    registry = t;
+    pthread_mutex_unlock(&registry_lock);
+    self = t;
+    start_subsystems(t);
+    return t;
+}
+
+static void unregister(struct ppw_thread *t)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (struct ppw_thread **p = &registry; *p; p = &(*p)->next)
+        if (*p == t) {
+            *p = t->next;
+            break;
+        }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void ppw_thread_end(void)
+{
+    struct ppw_thread *t = self;
+    if (!t)
+        return;
+    ppw_sampler_thread_stop(t);
+    ppw_measure_thread_end(t);
+    write_end(t, 0);
+    if (t->events_open)
+        ppw_stream_close(&t->events);
+    unregister(t);
+    self = NULL;
+    munmap(t, state_size());
+}
+
+void ppw_thread_end_others(void)
+{
+    pthread_mutex_lock(&registry_lock);
+    for (struct ppw_thread *t = registry; t; t = t->next)
+        if (t != self)
+            write_end(t, PPW_THREAD_END_AT_EXIT);
+    pthread_mutex_unlock(&registry_lock);
+}
+
+void ppw_thread_after_fork_child(void)
+{
+    struct ppw_thread *t = self;
+    pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+    registry_lock = fresh;
+    /* Other threads do not exist in the child: release what they mapped. */
+    for (struct ppw_thread *o = registry, *next; o; o = next) {
+        next = o->next;
+        if (o == t)
+            continue;
+        ppw_sampler_thread_abandon(o);
+        ppw_measure_thread_abandon(o);
+        if (o->events_open)
+            ppw_stream_abandon(&o->events);
+        munmap(o, state_size());
+    }
+    registry = NULL;
+    next_index = 0;
+    if (!t)
+        return;
+    ppw_sampler_thread_abandon(t);
+    ppw_measure_thread_abandon(t);
+    if (t->events_open)
+        ppw_stream_abandon(&t->events);
+    t->events_open = 0;
+    t->nsamples = 0;
+    t->tag_depth = 0;
+    t->index = next_index++;
+    t->tid = gettid_now();
+    t->parent = UINT32_MAX;
+    t->root_tag = 0;
+    t->spawn_tag = 0;
+    t->start_routine = 0;
+    t->next = NULL;
+    registry = t;
+    start_subsystems(t);
+}
+
+void ppw_thread_registry_lock(void)
+{
+    pthread_mutex_lock(&registry_lock);
+}
+
+void ppw_thread_registry_unlock(void)
+{
+    pthread_mutex_unlock(&registry_lock);
+}
+
+struct ppw_stream *ppw_thread_events(struct ppw_thread *t)
+{
+    if (t->events_open)
+        return t->events.is_open ? &t->events : NULL;
+    t->events_open = 1;
+    int dirfd = ppw_output_dirfd();
+    if (dirfd < 0)
+        return NULL;
+    char name[32];
+    ppw_format(name, sizeof(name), "t%u.events.ppw", t->index);
+    int rc = ppw_stream_open(&t->events, dirfd, name, PPW_FILE_EVENTS, t->index,
+                             ppw_config.window);
+    if (rc != 0) {
+        ppw_runfile_note(1, "thread %u: cannot create %s: %s; its spawn and trace records are lost",
+                         t->index, name, strerror(-rc));
+        return NULL;
+    }
+    return &t->events;
+}
