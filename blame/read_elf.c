@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,135 @@ int ppw_elf_each_section(struct ppw_elf *elf, const char *name,
             rc = visit(ctx, data->d_buf, data->d_size, shdr.sh_offset);
         if (rc)
             return rc;
+    }
+    return 0;
+}
+
+/* The first section of type `type`, or NULL. */
+static Elf_Scn *find_section_of_type(struct ppw_elf *elf, uint32_t type, GElf_Shdr *shdr)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf->elf, scn)) != NULL)
+        if (gelf_getshdr(scn, shdr) && shdr->sh_type == type)
+            return scn;
+    return NULL;
+}
+
+int ppw_elf_each_function(struct ppw_elf *elf,
+                          int (*visit)(void *ctx, const char *name, uint64_t addr, uint64_t size,
+                                       unsigned binding),
+                          void *ctx, const char **table, struct ppw_err *err)
+{
+    GElf_Shdr shdr;
+    Elf_Scn *scn = find_section_of_type(elf, SHT_SYMTAB, &shdr);
+    *table = ".symtab";
+    if (!scn) {
+        scn = find_section_of_type(elf, SHT_DYNSYM, &shdr);
+        *table = ".dynsym";
+    }
+    if (!scn) {
+        *table = NULL;
+        return 0;
+    }
+    Elf_Data *data = elf_getdata(scn, NULL);
+    if (!data || shdr.sh_entsize == 0)
+        return ppw_err_set(err, PPW_ECORRUPT, "%s: cannot read %s: %s", elf->path, *table,
+                           elf_errmsg(-1));
+    size_t count = shdr.sh_size / shdr.sh_entsize;
+    for (size_t i = 0; i < count && i <= INT_MAX; i++) {
+        GElf_Sym sym;
+        if (!gelf_getsym(data, (int)i, &sym))
+            break; /* past the data libelf could read */
+        unsigned type = GELF_ST_TYPE(sym.st_info);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_value == 0 ||
+            sym.st_shndx == SHN_UNDEF)
+            continue;
+        const char *name = elf_strptr(elf->elf, shdr.sh_link, sym.st_name);
+        if (!name || !name[0])
+            continue;
+        int rc = visit(ctx, name, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* DWARF exception-header pointer encodings (LSB "DWARF Extensions"). */
+enum {
+    EH_PE_UDATA4 = 0x03,
+    EH_PE_SDATA4 = 0x0b,
+    EH_PE_UDATA8 = 0x04,
+    EH_PE_SDATA8 = 0x0c,
+    EH_PE_PCREL = 0x10,
+    EH_PE_DATAREL = 0x30,
+    EH_PE_OMIT = 0xff,
+};
+
+static uint64_t read_le(const unsigned char *p, size_t n)
+{
+    uint64_t value = 0;
+    for (size_t i = n; i-- > 0;)
+        value = value << 8 | p[i];
+    return value;
+}
+
+/* Size of a value with encoding enc (its low nibble), 0 when unsupported. */
+static size_t encoded_size(unsigned enc)
+{
+    switch (enc & 0x0f) {
+    case EH_PE_UDATA4:
+    case EH_PE_SDATA4: return 4;
+    case EH_PE_UDATA8:
+    case EH_PE_SDATA8: return 8;
+    default: return 0;
+    }
+}
+
+static int read_fde_table(struct ppw_elf *elf, const unsigned char *p, size_t size, uint64_t addr,
+                          uint64_t **starts, size_t *count, struct ppw_err *err)
+{
+    /* version, eh_frame_ptr_enc, fde_count_enc, table_enc, eh_frame_ptr, fde_count, table */
+    if (size < 4 || p[0] != 1 || p[1] == EH_PE_OMIT || p[3] != (EH_PE_DATAREL | EH_PE_SDATA4))
+        return 0;
+    size_t ptr_size = encoded_size(p[1]), count_size = encoded_size(p[2]);
+    if (!ptr_size || !count_size || (p[2] & 0x70) || size < 4 + ptr_size + count_size)
+        return 0;
+    uint64_t n = read_le(p + 4 + ptr_size, count_size);
+    size_t at = 4 + ptr_size + count_size;
+    if (n > (size - at) / 8)
+        return ppw_err_set(err, PPW_ECORRUPT,
+                           "%s: .eh_frame_hdr announces %llu entries, more than its %zu bytes hold",
+                           elf->path, (unsigned long long)n, size);
+    if (n == 0)
+        return 0;
+    uint64_t *out = malloc(n * sizeof *out);
+    if (!out)
+        return ppw_err_set(err, PPW_ENOMEM, "%s: out of memory", elf->path);
+    for (size_t i = 0; i < n; i++)
+        out[i] = addr + (uint64_t)(int64_t)(int32_t)(uint32_t)read_le(p + at + 8 * i, 4);
+    *starts = out;
+    *count = n;
+    return 0;
+}
+
+int ppw_elf_function_starts(struct ppw_elf *elf, uint64_t **starts, size_t *count,
+                            struct ppw_err *err)
+{
+    Elf_Scn *scn = NULL;
+    *starts = NULL;
+    *count = 0;
+    while ((scn = elf_nextscn(elf->elf, scn)) != NULL) {
+        GElf_Shdr shdr;
+        const char *name;
+        /* PROGBITS from GNU ld, X86_64_UNWIND from lld: go by the name */
+        if (!gelf_getshdr(scn, &shdr) || shdr.sh_type == SHT_NOBITS ||
+            !(name = elf_strptr(elf->elf, elf->shstrndx, shdr.sh_name)) ||
+            strcmp(name, ".eh_frame_hdr") != 0)
+            continue;
+        Elf_Data *data = elf_getdata(scn, NULL);
+        if (!data || !data->d_buf)
+            return 0;
+        return read_fde_table(elf, data->d_buf, data->d_size, shdr.sh_addr, starts, count, err);
     }
     return 0;
 }

@@ -28,4 +28,22 @@ int ppw_elf_each_section(struct ppw_elf *elf, const char *name,
                                       uint64_t file_offset),
                          void *ctx, size_t *found, struct ppw_err *err);
 
+/* Calls visit with each defined function symbol (STT_FUNC or STT_GNU_IFUNC
+ * with a nonzero value) of .symtab, or of .dynsym when the file has no
+ * .symtab (a stripped binary): its name, its link-time address and its size
+ * (0 when unknown), and its binding (STB_*).  Sets *table to ".symtab",
+ * ".dynsym" or NULL (neither).  Stops at the first negative code. */
+int ppw_elf_each_function(struct ppw_elf *elf,
+                          int (*visit)(void *ctx, const char *name, uint64_t addr, uint64_t size,
+                                       unsigned binding),
+                          void *ctx, const char **table, struct ppw_err *err);
+
+/* The link-time start addresses of the functions .eh_frame_hdr's search
+ * table covers (every function with unwind information), sorted, in a
+ * malloc'd array (NULL when count is 0).  *count is 0 when the file has no
+ * .eh_frame_hdr, or one with encodings other than the ones GNU ld and lld
+ * write.  Errors: PPW_ECORRUPT (a table that does not fit), PPW_ENOMEM. */
+int ppw_elf_function_starts(struct ppw_elf *elf, uint64_t **starts, size_t *count,
+                            struct ppw_err *err);
+
 #endif

@@ -8,23 +8,12 @@
 # Exits 77 (ctest SKIP) when a tool is missing.
 set -u
 PPW_BLAME=$1 MAKE_CHUNK=$2 CC=$3 OBJCOPY=$4 EXPECTED=$5 W=$6
-
-failures=0
-fail() { echo "  FAIL: $*" >&2; failures=$((failures + 1)); }
-ok() { echo "OK $1"; }
+. "$(dirname "$0")/cli_helpers.sh"
 
 for tool in "$CC" "$OBJCOPY"; do
     command -v "$tool" >/dev/null 2>&1 || { echo "SKIP: $tool not found"; exit 77; }
 done
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
-
-# expect_status WANT COMMAND... : runs COMMAND, output to out.txt/err.txt
-expect_status() {
-    want=$1; shift
-    "$@" >out.txt 2>err.txt
-    got=$?
-    [ "$got" -eq "$want" ] || fail "'$*' exited $got, expected $want: $(cat err.txt)"
-}
 
 # Objects: main.o and other.o carry the sample for two units; dup.o carries
 # main.o's unit again (same unit_id) and must be loaded once.

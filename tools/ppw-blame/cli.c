@@ -1,9 +1,15 @@
+#define _POSIX_C_SOURCE 200809L
+
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_fail(const struct ppw_err *err)
 {
@@ -47,4 +53,105 @@ int cli_finish_output(void)
     struct ppw_err err;
     ppw_err_set(&err, PPW_EIO, "writing output: %s", strerror(errno));
     return cli_fail(&err);
+}
+
+/* Newer modification time first, then the greater name, so that the choice
+ * never depends on readdir's order. */
+static bool newer(const struct stat *a, const char *a_name, const struct stat *b,
+                  const char *b_name)
+{
+    if (a->st_mtim.tv_sec != b->st_mtim.tv_sec)
+        return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+    if (a->st_mtim.tv_nsec != b->st_mtim.tv_nsec)
+        return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+    return strcmp(a_name, b_name) > 0;
+}
+
+int cli_run_dir(const char *dir, char **out, struct ppw_err *err)
+{
+    *out = NULL;
+    if (dir) {
+        if (!(*out = strdup(dir)))
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        return 0;
+    }
+    DIR *d = opendir(".");
+    if (!d)
+        return ppw_err_set(err, PPW_EIO, "cannot list the current directory: %s", strerror(errno));
+    struct stat best_st = {0}, st;
+    char *best = NULL;
+    struct dirent *de;
+    int rc = 0;
+    while (!rc && (de = readdir(d)) != NULL) {
+        if (strncmp(de->d_name, "ppw-", 4) != 0 || stat(de->d_name, &st) != 0 ||
+            !S_ISDIR(st.st_mode) || (best && !newer(&st, de->d_name, &best_st, best)))
+            continue;
+        free(best);
+        if (!(best = strdup(de->d_name)))
+            rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        best_st = st;
+    }
+    closedir(d);
+    if (!rc && !best)
+        rc = ppw_err_set(err, PPW_ENOTFOUND,
+                         "no ppw-* run directory in the current directory "
+                         "(give the run directory as an argument)");
+    if (rc) {
+        free(best);
+        return rc;
+    }
+    *out = best;
+    return 0;
+}
+
+int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
+              const char **positional, bool *help, struct ppw_err *err)
+{
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        int rc = 0;
+        if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
+            if (*positional)
+                return ppw_err_set(err, PPW_EUSAGE, "%s: unexpected argument '%s'", argv[0], arg);
+            *positional = arg;
+            continue;
+        }
+        if (strcmp(arg, "--") == 0) {
+            options_done = true;
+            continue;
+        }
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            *help = true;
+            continue;
+        }
+        for (size_t k = 0; k < count && rc == 0; k++)
+            rc = cli_option_value(argc, argv, &i, options[k].name, options[k].value, err);
+        if (rc < 0)
+            return rc;
+        if (rc == 0)
+            return ppw_err_set(err, PPW_EUSAGE, "%s: unknown option '%s'", argv[0], arg);
+    }
+    return 0;
+}
+
+int cli_parse_format(const char *value, bool *json, struct ppw_err *err)
+{
+    if (!value || strcmp(value, "text") == 0)
+        *json = false;
+    else if (strcmp(value, "json") == 0)
+        *json = true;
+    else
+        return ppw_err_set(err, PPW_EUSAGE, "unknown format '%s' (expected text or json)", value);
+    return 0;
+}
+
+void cli_text(FILE *out, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else
+            putc(*p, out);
+    }
 }

@@ -3,6 +3,10 @@
 #ifndef PPW_BLAME_CLI_H
 #define PPW_BLAME_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 #include "error.h"
 
 /* Exit statuses, documented in docs/ppw-blame.md. */
@@ -14,6 +18,8 @@ enum ppw_exit {
 
 /* A subcommand: argv[0] is its name.  Returns an exit status. */
 int cmd_static(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 /* Prints "ppw-blame: error: <message>" on stderr; returns the exit status
  * for err->code. */
@@ -27,6 +33,30 @@ int cli_usage_error(const char *fmt, ...) PPW_PRINTF(1, 2);
  * another argument, or PPW_EUSAGE when VALUE is missing. */
 int cli_option_value(int argc, char **argv, int *i, const char *name, const char **value,
                      struct ppw_err *err);
+
+/* An option taking a value, for cli_parse. */
+struct cli_option {
+    const char *name;   /* "--format" */
+    const char **value; /* set to the option's value; the last one given wins */
+};
+
+/* Parses a command's argv[1..]: the options of the table (as "--name VALUE"
+ * or "--name=VALUE"), -h/--help (sets *help), and at most one positional
+ * argument ("-" included; "--" ends options).  Errors: PPW_EUSAGE, naming
+ * argv[0]. */
+int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
+              const char **positional, bool *help, struct ppw_err *err);
+
+/* --format: NULL or "text" sets *json false, "json" true; else PPW_EUSAGE. */
+int cli_parse_format(const char *value, bool *json, struct ppw_err *err);
+
+/* Prints s with control characters as \xNN, so a record stays on one line. */
+void cli_text(FILE *out, const char *s);
+
+/* The run directory a command reads: dir when given, else the ppw-*
+ * directory of the current directory modified last.  Sets *out (to free),
+ * or returns PPW_ENOTFOUND (there is none), PPW_EIO or PPW_ENOMEM. */
+int cli_run_dir(const char *dir, char **out, struct ppw_err *err);
 
 /* Flushes stdout; a write error (full disk, closed pipe) is a data error. */
 int cli_finish_output(void);

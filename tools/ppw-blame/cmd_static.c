@@ -107,18 +107,6 @@ static long unique_lines(struct line_buf *buf, const struct ppw_static_loc *locs
 
 /* ---- text ---- */
 
-/* Text values are printed as-is, but control characters would break the
- * one-record-per-line shape. */
-static void text_string(FILE *out, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\x%02x", *p);
-        else
-            putc(*p, out);
-    }
-}
-
 static int text_lines(FILE *out, struct line_buf *buf, const struct ppw_static_loc *locs,
                       size_t count)
 {
@@ -134,9 +122,9 @@ static int text_var(FILE *out, struct line_buf *buf, const struct ppw_static_fun
                     const struct ppw_static_var *var)
 {
     fputs("  var ", out);
-    text_string(out, var->name);
+    cli_text(out, var->name);
     fprintf(out, " kind=%s type=", var_kind_name(var->kind));
-    text_string(out, var->type);
+    cli_text(out, var->type);
     fprintf(out, " decl=%u exit=%s lines=", var->decl_line,
             var->flags & PPW_VAR_EXIT_MASK ? "yes" : "no");
     if (text_lines(out, buf, var->inclusive, var->inclusive_count))
@@ -147,7 +135,7 @@ static int text_var(FILE *out, struct line_buf *buf, const struct ppw_static_fun
     const char *parent = var_name(func, var->parent);
     if (parent) {
         fputs(" parent=", out);
-        text_string(out, parent);
+        cli_text(out, parent);
     }
     if (var->param_index >= 0)
         fprintf(out, " param=%d", var->param_index);
@@ -160,7 +148,7 @@ static void text_binding(FILE *out, const struct ppw_static_func *func,
 {
     const char *name = var_name(func, binding->var);
     putc(' ', out);
-    text_string(out, name ? name : "-");
+    cli_text(out, name ? name : "-");
     if (binding->formal < 0)
         fputs("<-ret", out);
     else
@@ -170,7 +158,7 @@ static void text_binding(FILE *out, const struct ppw_static_func *func,
     const char *path = binding->callee_path;
     if (path[0] && path[0] != '-' && path[0] != '.' && path[0] != '[')
         putc(':', out);
-    text_string(out, path);
+    cli_text(out, path);
     fprintf(out, "(%s)", bind_mode_name(binding->mode));
 }
 
@@ -178,7 +166,7 @@ static void text_call(FILE *out, const struct ppw_static_func *func,
                       const struct ppw_static_call *call)
 {
     fprintf(out, "  call %u:%u ", call->line, call->col);
-    text_string(out, call->callee[0] ? call->callee : "?");
+    cli_text(out, call->callee[0] ? call->callee : "?");
     fprintf(out, " kind=%s", call_kind_name(call->kind));
     for (size_t i = 0; i < call->binding_count; i++)
         text_binding(out, func, &call->bindings[i]);
@@ -188,13 +176,13 @@ static void text_call(FILE *out, const struct ppw_static_func *func,
 static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("function ", out);
-    text_string(out, func_display_name(func));
+    cli_text(out, func_display_name(func));
     fputs(" (", out);
-    text_string(out, func->file);
+    cli_text(out, func->file);
     fprintf(out, ":%u)", func->line);
     if (func->parent[0]) {
         fputs(" [outlined from ", out);
-        text_string(out, func->parent);
+        cli_text(out, func->parent);
         putc(']', out);
     }
     if (!(func->flags & PPW_FUNC_ANALYSED))

@@ -1,5 +1,8 @@
 #include "json.h"
 
+#include <math.h>
+#include <stdlib.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,4 +76,17 @@ void json_string_or_null(FILE *out, const char *s)
         json_string(out, s);
     else
         fputs("null", out);
+}
+
+void json_double(FILE *out, double value)
+{
+    char text[32];
+    if (!isfinite(value)) {
+        fputs("null", out);
+        return;
+    }
+    snprintf(text, sizeof text, "%.15g", value);
+    if (strtod(text, NULL) != value)
+        snprintf(text, sizeof text, "%.17g", value);
+    fputs(text, out);
 }

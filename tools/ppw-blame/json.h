@@ -11,4 +11,8 @@ void json_string(FILE *out, const char *s);
 /* json_string, or null when s is NULL or empty. */
 void json_string_or_null(FILE *out, const char *s);
 
+/* The shortest of %.15g and %.17g that reads back as value; null when it
+ * is not finite. */
+void json_double(FILE *out, double value);
+
 #endif

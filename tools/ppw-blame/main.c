@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "ppw/run_format.h"
 #include "ppw/static_format.h"
 
 #ifndef PPW_VERSION
@@ -16,7 +17,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    { "static", cmd_static, "print the static blame graphs embedded in a binary" },
+    {"static", cmd_static, "print the static blame graphs embedded in a binary"},
+    {"dump", cmd_dump, "print what a run directory holds: records, stacks, spawns, trace"},
+    {"profile", cmd_profile, "print a run's profile table, raw and compensated"},
 };
 
 static void print_usage(FILE *out)
@@ -45,8 +48,8 @@ int main(int argc, char **argv)
         return cli_finish_output();
     }
     if (strcmp(first, "--version") == 0) {
-        printf("ppw-blame %s (static graph format %d.%d)\n", PPW_VERSION, PPW_STATIC_MAJOR,
-               PPW_STATIC_MINOR);
+        printf("ppw-blame %s (static graph format %d.%d, run format %d.%d)\n", PPW_VERSION,
+               PPW_STATIC_MAJOR, PPW_STATIC_MINOR, PPW_RUN_MAJOR, PPW_RUN_MINOR);
         return cli_finish_output();
     }
     if (first[0] == '-')

@@ -1,0 +1,208 @@
+/* Loads a run directory written by libppw (docs/FORMATS.md, "Run directory";
+ * the contract is include/ppw/run_format.h) into memory, validating every
+ * byte: sizes, offsets and counts are checked against their file, and ids
+ * that records name (stacks, regions) must exist.
+ *
+ * The run owns all of its strings and arrays; nothing points into the files,
+ * which are mapped read-only while they are read and unmapped before
+ * ppw_run_load returns. */
+#ifndef PPW_BLAME_READ_RUN_H
+#define PPW_BLAME_READ_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "ppw/run_format.h"
+
+/* One file of the run: present or not, and what its header said. */
+struct ppw_run_file {
+    bool present;
+    uint16_t major, minor;
+    uint32_t flags;     /* enum ppw_file_flag: PPW_FILE_CLOSED when the writer finished it */
+    uint64_t size;      /* bytes on disk */
+    uint64_t committed; /* bytes of records (or slots) after the header */
+};
+
+struct ppw_run_info {
+    uint32_t pid, ppid;
+    uint64_t start_mono_ns, start_real_ns;
+    uint32_t ncpus, parent_fork;
+    uint64_t clock_res_ns;
+    const char *host, *exe, *cwd;
+};
+
+struct ppw_run_metric {
+    uint32_t source; /* enum ppw_metric_source */
+    uint32_t unit;   /* enum ppw_metric_unit */
+    uint64_t period;
+    uint32_t jitter_pct, signal, max_frames;
+    const char *name, *reason;
+};
+
+struct ppw_run_config {
+    uint32_t modes; /* enum ppw_mode_flag */
+    uint32_t callpath_depth;
+    uint64_t throttle_calls, throttle_ns;
+};
+
+struct ppw_run_calib {
+    uint64_t iterations;
+    double pair_ns, inner_ns, throttled_pair_ns, clock_ns, handler_ns; /* all finite */
+};
+
+struct ppw_run_module {
+    const char *path;
+    uint64_t load_bias, lo, hi;              /* [lo, hi): runtime addresses */
+    char build_id[2 * PPW_BUILD_ID_MAX + 1]; /* lowercase hex, "" when none */
+    uint32_t flags;                          /* enum ppw_module_flag */
+    bool unloaded;                           /* a later UNMODULE record names it */
+};
+
+struct ppw_run_region {
+    uint32_t id, kind, tag, op, line, col; /* enum ppw_region_kind, GASP tag, enum ppw_op */
+    const char *name, *file;
+};
+
+struct ppw_run_stack {
+    uint32_t id;
+    uint16_t nframes, flags; /* enum ppw_stack_flag */
+    const uint64_t *frames;  /* innermost first */
+};
+
+struct ppw_run_sample {
+    const struct ppw_run_stack *stack; /* never NULL */
+    uint32_t spawn_tag;                /* 0: the thread's root context */
+    uint64_t time_ns, weight;
+};
+
+struct ppw_run_spawn {
+    uint32_t tag, parent_tag, kind, creator; /* enum ppw_spawn_kind; creator thread index */
+    uint16_t nframes, flags;                 /* enum ppw_stack_flag */
+    const uint64_t *frames;                  /* the creator's stack, innermost first */
+};
+
+struct ppw_run_trace {
+    uint64_t time_ns;
+    const struct ppw_run_region *region; /* never NULL */
+    uint16_t evttype;                    /* GASP_START, GASP_END, GASP_ATOMIC */
+    uint16_t nargs;                      /* the count, without the string bit */
+    const uint64_t *args;
+    const char *description; /* a user event's text, NULL when absent */
+};
+
+struct ppw_run_timer {
+    uint32_t depth;                  /* 1..PPW_CALLPATH_MAX */
+    uint32_t path[PPW_CALLPATH_MAX]; /* region ids, all defined; path[0] is the region */
+    uint64_t count, subcalls, incl_min_ns, incl_max_ns, incl_sum_ns, excl_sum_ns;
+    double excl_sumsq_ns2;
+    uint64_t probes_inner, probes_throttled, probes_child, throttled_child;
+    uint32_t flags; /* enum ppw_timer_flag */
+};
+
+struct ppw_run_throttle {
+    uint32_t region; /* a defined region id */
+    uint64_t calls_before, mean_ns, calls_after;
+};
+
+struct ppw_run_thread {
+    uint32_t index;
+    bool has_begin; /* run.ppw has its THREAD record: the fields below are set */
+    uint32_t tid, parent, root_tag;
+    uint64_t start_routine, start_ns;
+    bool ended;         /* run.ppw has its THREAD_END record: the fields below are set */
+    uint32_t end_flags; /* enum ppw_thread_end_flag: AT_EXIT, still running at exit */
+    uint64_t end_ns, cpu_ns, samples_recorded;
+    struct ppw_run_file samples_file, events_file, profile_file;
+    uint64_t dropped[PPW_DROP_REASONS]; /* from the samples file's header */
+    uint64_t handler_ns;                /* ditto: time spent recording samples */
+    struct ppw_run_stack *stacks;       /* in file order */
+    size_t stack_count;
+    struct ppw_run_sample *samples;
+    size_t sample_count;
+    struct ppw_run_trace *traces;
+    size_t trace_count;
+    struct ppw_run_timer *timers;
+    size_t timer_count;
+    struct ppw_run_throttle *throttles;
+    size_t throttle_count;
+};
+
+struct ppw_run_note {
+    uint32_t severity;
+    const char *message;
+};
+
+struct ppw_arena;
+
+struct ppw_run {
+    char *dir;
+    struct ppw_run_file file;                /* run.ppw */
+    uint32_t pid;                            /* from run.ppw's header */
+    char build_id[2 * PPW_BUILD_ID_MAX + 1]; /* lowercase hex, "" when none */
+    bool has_info, has_metric, has_config, has_calib;
+    struct ppw_run_info info;
+    struct ppw_run_metric metric;
+    struct ppw_run_config config;
+    struct ppw_run_calib calib;
+    const char **argv;
+    size_t argc;
+    const char **env;
+    size_t env_count;
+    bool finished; /* FINISH present; false: the run did not end normally */
+    uint64_t finish_end_ns, finish_threads;
+    struct ppw_run_module *modules; /* in record order */
+    size_t module_count;
+    struct ppw_run_region *regions; /* sorted by id */
+    size_t region_count;
+    struct ppw_run_thread *threads; /* sorted by index: THREAD records and t<N> files */
+    size_t thread_count;
+    struct ppw_run_spawn *spawns; /* sorted by tag, from every events file */
+    size_t spawn_count;
+    struct ppw_run_note *notes;
+    size_t note_count;
+    struct ppw_arena *arena; /* owns every string and array */
+};
+
+/* Loads the run directory dir.  Returns 0 and *out, or a negative code with
+ * err filled and *out NULL: PPW_EIO (dir or a file cannot be read; no
+ * run.ppw), PPW_ECORRUPT (malformed, truncated, or a file from another build
+ * or process), PPW_EVERSION (a newer major version), PPW_ENOMEM. */
+int ppw_run_load(const char *dir, struct ppw_run **out, struct ppw_err *err);
+
+void ppw_run_free(struct ppw_run *run);
+
+/* NULL when there is no such region, thread or spawn tag. */
+const struct ppw_run_region *ppw_run_find_region(const struct ppw_run *run, uint32_t id);
+const struct ppw_run_thread *ppw_run_find_thread(const struct ppw_run *run, uint32_t index);
+const struct ppw_run_spawn *ppw_run_find_spawn(const struct ppw_run *run, uint32_t tag);
+
+/* The spawn records that continue a stack taken on thread `thread` in spawn
+ * context `tag` (a sample's spawn_tag), outermost last: tag's record, then
+ * its parent_tag's, and so on.  Tag 0 stands for the thread's root context,
+ * which continues with the thread's root_tag (the main thread's is 0: an
+ * empty chain); a parent_tag of 0 likewise continues with the creator's
+ * root_tag.  Stores at most cap records in chain (cap = run->spawn_count
+ * always suffices) and their number in *count.  Errors: PPW_ECORRUPT for a
+ * tag no events file defines, a chain that loops, a non-main thread without
+ * a THREAD record; PPW_ENOMEM when cap is too small. */
+int ppw_run_spawn_chain(const struct ppw_run *run, uint32_t thread, uint32_t tag,
+                        const struct ppw_run_spawn **chain, size_t cap, size_t *count,
+                        struct ppw_err *err);
+
+/* Checks that binary (an ELF executable) carries the run's build-id.
+ * Errors: those of ppw_elf_open, and PPW_ECORRUPT "from another build". */
+int ppw_run_check_binary(const struct ppw_run *run, const char *binary, struct ppw_err *err);
+
+/* Names for the format's enumerations; "?" (or NULL where said) when unknown. */
+const char *ppw_run_tag_name(uint32_t tag); /* PPW_GASP_TAGS; NULL when unknown */
+const char *ppw_run_op_name(uint32_t op);   /* PPW_OPS */
+const char *ppw_run_metric_source_name(uint32_t source);
+const char *ppw_run_unit_name(uint32_t unit);
+const char *ppw_run_region_kind_name(uint32_t kind);
+const char *ppw_run_spawn_kind_name(uint32_t kind);
+const char *ppw_run_evttype_name(uint32_t evttype);
+const char *ppw_run_drop_name(unsigned reason);
+
+#endif

@@ -1,0 +1,358 @@
+/* Function-level symbolizer over ELF symbol tables, one cache per module. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "symbols.h"
+
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "read_elf.h"
+#include "read_run.h"
+
+struct sym {
+    uint64_t addr, size;
+    const char *name;
+    unsigned rank; /* among aliases at one address, the lowest is kept */
+};
+
+struct module_syms {
+    bool loaded;       /* tried: syms or error is set */
+    const char *error; /* why there are no names */
+    const char *table; /* ".symtab" or ".dynsym" */
+    const char *file;  /* where the names come from */
+    struct sym *syms;  /* sorted by address, one per address */
+    size_t count, cap;
+    uint64_t *starts; /* function starts from the unwind table, sorted */
+    size_t start_count;
+};
+
+struct ppw_symbols {
+    const struct ppw_run *run;
+    const char *debug_dir;
+    struct module_syms *modules; /* parallel to run->modules */
+    struct ppw_arena *arena;     /* names and messages */
+    size_t last;                 /* module of the previous lookup, a cheap cache */
+};
+
+int ppw_symbols_new(const struct ppw_run *run, const char *debug_dir, struct ppw_symbols **out,
+                    struct ppw_err *err)
+{
+    struct ppw_symbols *syms = calloc(1, sizeof *syms);
+    *out = NULL;
+    if (syms) {
+        syms->run = run;
+        syms->arena = ppw_arena_new();
+        syms->debug_dir = debug_dir && debug_dir[0] ? debug_dir : "/usr/lib/debug";
+        syms->modules = calloc(run->module_count ? run->module_count : 1, sizeof *syms->modules);
+    }
+    if (!syms || !syms->arena || !syms->modules) {
+        ppw_symbols_free(syms);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    *out = syms;
+    return 0;
+}
+
+void ppw_symbols_free(struct ppw_symbols *syms)
+{
+    if (!syms)
+        return;
+    for (size_t i = 0; syms->modules && i < syms->run->module_count; i++) {
+        free(syms->modules[i].syms);
+        free(syms->modules[i].starts);
+    }
+    free(syms->modules);
+    ppw_arena_free(syms->arena);
+    free(syms);
+}
+
+/* ---- loading one module ---- */
+
+/* A formatted copy in the arena. */
+static const char *keepf(struct ppw_symbols *syms, const char *fmt, ...) PPW_PRINTF(2, 3);
+
+static const char *keepf(struct ppw_symbols *syms, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int len = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *copy = len >= 0 ? ppw_arena_alloc(syms->arena, (size_t)len + 1) : NULL;
+    if (!copy)
+        return "out of memory";
+    va_start(ap, fmt);
+    vsnprintf(copy, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    return copy;
+}
+
+/* Among aliases at one address the lowest rank names the function: the
+ * public name first (glibc's clone is a weak alias of the global __clone),
+ * then global, weak, local. */
+static unsigned symbol_rank(const char *name, unsigned binding)
+{
+    size_t underscores = strspn(name, "_");
+    unsigned bind_rank = binding == STB_GLOBAL ? 0 : binding == STB_WEAK ? 1 : 2;
+    return (unsigned)(underscores < 3 ? underscores : 3) * 4 + bind_rank;
+}
+
+struct add_ctx {
+    struct ppw_symbols *syms;
+    struct module_syms *m;
+};
+
+static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size, unsigned binding)
+{
+    struct ppw_symbols *syms = ((struct add_ctx *)ctx)->syms;
+    struct module_syms *m = ((struct add_ctx *)ctx)->m;
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 256;
+        struct sym *grown = realloc(m->syms, cap * sizeof *grown);
+        if (!grown)
+            return PPW_ENOMEM;
+        m->syms = grown;
+        m->cap = cap;
+    }
+    /* A static symbol table names versioned definitions "name@@VERSION". */
+    const char *copy = keepf(syms, "%.*s", (int)strcspn(name, "@"), name);
+    m->syms[m->count++] = (struct sym){addr, size, copy, symbol_rank(name, binding)};
+    return 0;
+}
+
+static int compare_sym(const void *a, const void *b)
+{
+    const struct sym *x = a, *y = b;
+    if (x->addr != y->addr)
+        return x->addr < y->addr ? -1 : 1;
+    if (x->rank != y->rank)
+        return x->rank < y->rank ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+/* Sorts by address and keeps the best-ranked name of each address. */
+static void sort_symbols(struct module_syms *m)
+{
+    if (m->count == 0)
+        return;
+    qsort(m->syms, m->count, sizeof *m->syms, compare_sym);
+    size_t n = 1;
+    for (size_t i = 1; i < m->count; i++)
+        if (m->syms[i].addr != m->syms[n - 1].addr)
+            m->syms[n++] = m->syms[i];
+    m->count = n;
+}
+
+/* The file to open for module: its path, under the run's cwd when relative;
+ * NULL for a name without a slash (the vDSO), which is no file. */
+static const char *module_file(struct ppw_symbols *syms, const struct ppw_run_module *module)
+{
+    const struct ppw_run *run = syms->run;
+    if (!strchr(module->path, '/'))
+        return NULL;
+    if (module->path[0] == '/' || !run->has_info || !run->info.cwd[0])
+        return module->path;
+    return keepf(syms, "%s/%s", run->info.cwd, module->path);
+}
+
+/* Replaces m's symbols by the .symtab of module's separate debug file, if
+ * there is one with the same build-id. */
+static void load_debug_file(struct ppw_symbols *syms, const struct ppw_run_module *module,
+                            struct module_syms *m)
+{
+    const char *id = module->build_id;
+    struct ppw_elf *elf = NULL;
+    struct ppw_err err;
+    const char *table = NULL;
+    if (strlen(id) < 4)
+        return;
+    const char *path = keepf(syms, "%s/.build-id/%.2s/%s.debug", syms->debug_dir, id, id + 2);
+    if (ppw_elf_open(path, &elf, &err) != 0)
+        return;
+    struct module_syms debug = {0};
+    struct add_ctx ctx = {syms, &debug};
+    if (strcmp(ppw_elf_build_id(elf), id) == 0 &&
+        ppw_elf_each_function(elf, add_symbol, &ctx, &table, &err) == 0 && table &&
+        strcmp(table, ".symtab") == 0) {
+        free(m->syms);
+        m->syms = debug.syms;
+        m->count = debug.count;
+        m->table = table;
+        m->file = path;
+    } else {
+        free(debug.syms);
+    }
+    ppw_elf_close(elf);
+}
+
+static void read_module(struct ppw_symbols *syms, const struct ppw_run_module *module,
+                        struct module_syms *m, const char *path, struct ppw_elf *elf)
+{
+    struct ppw_err err;
+    struct add_ctx ctx = {syms, m};
+    const char *id = ppw_elf_build_id(elf);
+    int rc;
+    if (module->build_id[0] && strcmp(id, module->build_id) != 0) {
+        m->error = keepf(syms,
+                         "%s: build-id %s differs from the run's %s (the file changed "
+                         "since the run)",
+                         path, id[0] ? id : "(none)", module->build_id);
+        return;
+    }
+    if ((rc = ppw_elf_each_function(elf, add_symbol, &ctx, &m->table, &err)) != 0) {
+        m->error = rc == PPW_ENOMEM ? "out of memory" : keepf(syms, "%s", err.message);
+        return;
+    }
+    m->file = path;
+    if (!m->table || strcmp(m->table, ".symtab") != 0)
+        load_debug_file(syms, module, m);
+    if (!m->table)
+        m->error = keepf(syms, "%s: no symbol table", path);
+    if (ppw_elf_function_starts(elf, &m->starts, &m->start_count, &err) != 0)
+        m->start_count = 0; /* names still work without them */
+}
+
+static void load_module(struct ppw_symbols *syms, size_t index)
+{
+    const struct ppw_run_module *module = &syms->run->modules[index];
+    struct module_syms *m = &syms->modules[index];
+    struct ppw_err err;
+    struct ppw_elf *elf = NULL;
+    const char *path = module_file(syms, module);
+    m->loaded = true;
+    if (!path) {
+        m->error = keepf(syms, "%s: a name, not a file (the vDSO has none)", module->path);
+        return;
+    }
+    if (ppw_elf_open(path, &elf, &err) != 0) {
+        m->error = keepf(syms, "%s", err.message);
+        return;
+    }
+    read_module(syms, module, m, path, elf);
+    ppw_elf_close(elf);
+    if (m->error) {
+        free(m->syms);
+        m->syms = NULL;
+        m->count = 0;
+    }
+    sort_symbols(m);
+}
+
+/* ---- lookups ---- */
+
+static bool holds(const struct ppw_run_module *module, uint64_t pc)
+{
+    return pc >= module->lo && pc < module->hi;
+}
+
+/* The module holding pc: the last one loaded and not unloaded, else the
+ * last one at all (a sample cannot be ordered against dlclose). */
+static long find_module(struct ppw_symbols *syms, uint64_t pc)
+{
+    const struct ppw_run *run = syms->run;
+    if (syms->last < run->module_count && holds(&run->modules[syms->last], pc) &&
+        !run->modules[syms->last].unloaded)
+        return (long)syms->last;
+    long any = -1;
+    for (size_t i = run->module_count; i-- > 0;) {
+        if (!holds(&run->modules[i], pc))
+            continue;
+        if (!run->modules[i].unloaded) {
+            syms->last = i;
+            return (long)i;
+        }
+        if (any < 0)
+            any = (long)i;
+    }
+    return any;
+}
+
+static const struct sym *find_function(const struct module_syms *m, uint64_t addr)
+{
+    size_t lo = 0, hi = m->count; /* the last symbol at or below addr */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->syms[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    const struct sym *s = &m->syms[lo - 1];
+    if (s->size && addr - s->addr >= s->size)
+        return NULL; /* past its end: in a gap between functions */
+    return s;
+}
+
+/* The last function start at or below addr in the unwind table, or 0. */
+static uint64_t find_start(const struct module_syms *m, uint64_t addr)
+{
+    size_t lo = 0, hi = m->start_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->starts[mid] <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? m->starts[lo - 1] : 0;
+}
+
+void ppw_symbols_lookup(struct ppw_symbols *syms, uint64_t pc, bool exact, struct ppw_symbol *out)
+{
+    *out = (struct ppw_symbol){0};
+    long index = find_module(syms, pc);
+    if (index < 0)
+        return;
+    const struct ppw_run_module *module = &syms->run->modules[index];
+    struct module_syms *m = &syms->modules[index];
+    out->module = module;
+    out->offset = pc - module->load_bias;
+    if (!m->loaded)
+        load_module(syms, (size_t)index);
+    uint64_t addr = out->offset - (exact || out->offset == 0 ? 0 : 1);
+    const struct sym *s = m->error ? NULL : find_function(m, addr);
+    out->function = s ? s->name : NULL;
+    out->function_start = s ? s->addr : find_start(m, addr);
+}
+
+void ppw_symbols_frame(struct ppw_symbols *syms, const uint64_t *frames, size_t i, uint16_t flags,
+                       struct ppw_symbol *out)
+{
+    ppw_symbols_lookup(syms, frames[i], i == 0 && (flags & PPW_STACK_LEAF_PC), out);
+}
+
+/* module's cache, loaded; NULL when module is not one of the run's. */
+static const struct module_syms *loaded(struct ppw_symbols *syms,
+                                        const struct ppw_run_module *module)
+{
+    const struct ppw_run *run = syms->run;
+    if (module < run->modules || module >= run->modules + run->module_count)
+        return NULL;
+    size_t index = (size_t)(module - run->modules);
+    if (!syms->modules[index].loaded)
+        load_module(syms, index);
+    return &syms->modules[index];
+}
+
+const char *ppw_symbols_module_error(struct ppw_symbols *syms, const struct ppw_run_module *module)
+{
+    const struct module_syms *m = loaded(syms, module);
+    return m ? m->error : "not a module of the run";
+}
+
+const char *ppw_symbols_module_table(struct ppw_symbols *syms, const struct ppw_run_module *module)
+{
+    const struct module_syms *m = loaded(syms, module);
+    return m && !m->error ? m->table : NULL;
+}
+
+const char *ppw_symbols_module_file(struct ppw_symbols *syms, const struct ppw_run_module *module)
+{
+    const struct module_syms *m = loaded(syms, module);
+    return m && !m->error ? m->file : NULL;
+}
