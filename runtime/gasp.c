@@ -26,6 +26,7 @@
 
 #include "lifecycle.h"
 #include "measure.h"
+#include "modules.h"
 #include "sigsafe.h"
 #include "thread.h"
 
@@ -91,6 +92,9 @@ static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int 
         goto out;
     if (t->measuring)
         ppw_measure_event(t, tag, type, file, line, col, ap);
+    /* The module map follows the program's own dlopen/dlclose calls. */
+    if (__builtin_expect((tag == GASP_C_DLOPEN || tag == GASP_C_DLCLOSE) && type == GASP_END, 0))
+        ppw_modules_rescan();
     leave(t);
 out:
     errno = saved;

@@ -107,6 +107,7 @@ unsigned int gasp_create_event(gasp_context_t context, const char *name, const c
 #define GASP_OMP_SET_LOCK 1207u
 #define GASP_OMP_UNSET_LOCK 1208u
 #define GASP_OMP_REDUCE 1209u
+#define GASP_OMP_TASKLOOP 1210u
 
 /* MPI */
 #define GASP_MPI_INIT 1300u

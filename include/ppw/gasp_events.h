@@ -13,7 +13,9 @@
  *   has_result   1: the END event also carries the call's result, widened
  *
  * A START event therefore carries popcount(operand_mask) 64-bit varargs and
- * the END event that many plus has_result.  GASP_C_FUNC is not in the table:
+ * the END event that many plus has_result.  Rows that share a tag must agree
+ * on both (test/runtime checks it), so the tool can read a tag's varargs
+ * without knowing which callee produced it.  GASP_C_FUNC is not in the table:
  * it carries `const char *funcsig` on both events, as GASP specifies. */
 #ifndef PPW_GASP_EVENTS_H
 #define PPW_GASP_EVENTS_H
@@ -84,7 +86,7 @@ enum ppw_op {
     X(GASP_OMP_CRITICAL_EXIT, "__kmpc_end_critical", PPW_OP_LOCK_RELEASE, PPW_ARG(2), 0)        \
     X(GASP_OMP_TASK_CREATE, "__kmpc_omp_task", PPW_OP_SPAWN, PPW_ARG(2), 1)                     \
     X(GASP_OMP_TASK_CREATE, "__kmpc_omp_task_with_deps", PPW_OP_SPAWN, PPW_ARG(2), 1)           \
-    X(GASP_OMP_TASK_CREATE, "__kmpc_taskloop", PPW_OP_SPAWN, PPW_ARG(2), 0)                     \
+    X(GASP_OMP_TASKLOOP, "__kmpc_taskloop", PPW_OP_SPAWN, PPW_ARG(2), 0)                           \
     X(GASP_OMP_TASKWAIT, "__kmpc_omp_taskwait", PPW_OP_JOIN, 0, 1)                              \
     X(GASP_OMP_TASKGROUP_END, "__kmpc_end_taskgroup", PPW_OP_JOIN, 0, 0)                        \
     X(GASP_OMP_SET_LOCK, "omp_set_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 0)                    \
@@ -94,7 +96,7 @@ enum ppw_op {
     X(GASP_OMP_REDUCE, "__kmpc_reduce", PPW_OP_GROUP_COMM, 0, 1)                                \
     X(GASP_OMP_REDUCE, "__kmpc_reduce_nowait", PPW_OP_GROUP_COMM, 0, 1)                         \
     X(GASP_MPI_INIT, "MPI_Init", PPW_OP_INIT, 0, 1)                                             \
-    X(GASP_MPI_INIT, "MPI_Init_thread", PPW_OP_INIT, PPW_ARG(2), 1)                             \
+    X(GASP_MPI_INIT, "MPI_Init_thread", PPW_OP_INIT, 0, 1)                                      \
     X(GASP_MPI_FINALIZE, "MPI_Finalize", PPW_OP_TERM, 0, 1)                                     \
     /* (buf, count, type, peer, tag, comm): forward count, type, peer, tag, comm */            \
     X(GASP_MPI_SEND, "MPI_Send", PPW_OP_SEND, 0x3eu, 1)                                         \
@@ -158,6 +160,7 @@ enum ppw_op {
     X(GASP_OMP_SET_LOCK, "GASP_OMP_SET_LOCK", PPW_OP_LOCK_ACQUIRE)                              \
     X(GASP_OMP_UNSET_LOCK, "GASP_OMP_UNSET_LOCK", PPW_OP_LOCK_RELEASE)                          \
     X(GASP_OMP_REDUCE, "GASP_OMP_REDUCE", PPW_OP_GROUP_COMM)                                    \
+    X(GASP_OMP_TASKLOOP, "GASP_OMP_TASKLOOP", PPW_OP_SPAWN)                                     \
     X(GASP_MPI_INIT, "GASP_MPI_INIT", PPW_OP_INIT)                                              \
     X(GASP_MPI_FINALIZE, "GASP_MPI_FINALIZE", PPW_OP_TERM)                                      \
     X(GASP_MPI_SEND, "GASP_MPI_SEND", PPW_OP_SEND)                                              \

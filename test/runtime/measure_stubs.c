@@ -152,3 +152,10 @@ void ppw_stream_commit(struct ppw_stream *s)
     s->end += pending;
     pending = 0;
 }
+
+/* gasp.c refreshes the module map after dlopen/dlclose events. */
+int stub_rescans;
+void ppw_modules_rescan(void)
+{
+    stub_rescans++;
+}

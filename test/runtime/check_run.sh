@@ -1,0 +1,225 @@
+#!/bin/bash
+# End-to-end runtime tests (ctest runtime.<case>): build a test program
+# from programs/ against libppw, run it, and check the run directory with
+# `ppw-blame dump --format json` and jq.
+#
+#   check_run.sh CASE BUILD_DIR
+#
+# Programs are built with the CMake cache's clang (OpenMP needs libomp's
+# OMPT) and linked to libppw directly; cases that need the pass build with
+# ppw-cc.  Exit 77 means skipped (with the reason on stderr).
+set -uo pipefail
+case_=$1 build=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+programs=$here/programs
+clang=$(sed -n 's/^PPW_CLANG:FILEPATH=//p' "$build/CMakeCache.txt")
+blame=$build/bin/ppw-blame
+lib=$build/lib
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppw-runtime-$case_.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+check() { # check DESCRIPTION JQ_BOOLEAN_EXPR FILE
+    [ "$(jq -r "$2" "$3")" = true ] || fail "$1 ($2 on $3: $(jq -c "$2" "$3" 2>&1 | head -c 300))"
+}
+skip() { echo "SKIP: $*" >&2; exit 77; }
+
+# build NAME [flags...]: programs/NAME.c linked with libppw -> ./NAME,
+# and without ppw -> ./NAME.plain.
+build() {
+    local name=$1
+    shift
+    "$clang" -g -O2 "$programs/$name.c" -o "$name.plain" -lpthread "$@" ||
+        { echo "cannot build $name" >&2; exit 1; }
+    "$clang" -g -O2 "$programs/$name.c" -o "$name" -lpthread "$@" \
+        -L"$lib" -Wl,-rpath,"$lib" -lppw -Wl,--build-id ||
+        { echo "cannot build $name with libppw" >&2; exit 1; }
+}
+
+# run_ppw DIR CMD...: run with PPW_OUTPUT=DIR; stdout to DIR.out, status to DIR.rc
+run_ppw() {
+    local dir=$1
+    shift
+    PPW_OUTPUT=$tmp/$dir "$@" >"$dir.out" 2>"$dir.err"
+    echo $? >"$dir.rc"
+}
+
+dump() { # dump DIR WHAT -> DIR.WHAT.json
+    "$blame" dump "$1" --format json --what "$2" >"$1.$2.json" ||
+        { fail "ppw-blame dump $1 --what $2: $(head -3 "$1.$2.json")"; return 1; }
+}
+
+# same_behaviour NAME ARGS...: identical stdout and exit status with and
+# without ppw.
+same_behaviour() {
+    local name=$1
+    shift
+    "./$name.plain" "$@" >plain.out 2>/dev/null
+    local want=$?
+    run_ppw same "./$name" "$@"
+    [ "$(cat same.rc)" = "$want" ] || fail "$name: exit status $(cat same.rc) with ppw, $want without"
+    cmp -s plain.out same.out || fail "$name: stdout differs with ppw: $(diff plain.out same.out | head -5)"
+    [ ! -s same.err ] || fail "$name: ppw wrote to stderr: $(head -3 same.err)"
+}
+
+case_rate() {
+    build cpu_spin
+    run_ppw r ./cpu_spin 0.8
+    dump r all || return
+    # One sample per ms of thread CPU time, +-15%; weights add up to it.
+    check "one sample per ms of CPU time (+-15%)" \
+        '(.threads[0].cpu_ns / 1e6) as $ms | ([.samples[] | select(.thread == 0)] | length) as $n
+         | ($n >= 0.85 * $ms and $n <= 1.15 * $ms)' r.all.json
+    check "sample weights add up to the CPU time (+-5%)" \
+        '(.threads[0].cpu_ns) as $cpu | ([.samples[] | select(.thread == 0) | .weight] | add) as $w
+         | ($w >= 0.95 * $cpu and $w <= 1.05 * $cpu)' r.all.json
+    check "metric is a CPU-time sampler, 1 ms" \
+        '.run.metric.period == 1000000 and .run.metric.unit == "ns"' r.all.json
+    check "the run finished" '.finished == true' r.all.json
+}
+
+case_stacks() {
+    build cpu_spin
+    build threads
+    run_ppw s1 ./cpu_spin 0.5
+    run_ppw s2 ./threads
+    for d in s1 s2; do
+        dump $d samples || return
+        check "$d: >= 99% of samples have complete stacks" \
+            '([.samples[] | select(.complete)] | length) >= 0.99 * (.samples | length) and (.samples | length) > 100' \
+            $d.samples.json
+        check "$d: every sample reaches main" '[.samples[] | .reaches_main] | all' $d.samples.json
+        check "$d: leaf frames are exact PCs" \
+            '[.samples[] | .flags | index("leaf_pc") != null] | all' $d.samples.json
+    done
+    check "cpu_spin samples are in inner()" \
+        '([.samples[] | select(.stack[0].function == "inner")] | length) >= 0.9 * (.samples | length)' \
+        s1.samples.json
+}
+
+case_pthreads() {
+    build threads
+    same_behaviour threads
+    run_ppw p ./threads
+    dump p all || return
+    check "four threads, all ended" '(.threads | length) == 4 and ([.threads[] | .ended] | all)' p.all.json
+    check "workers were sampled" '[.samples[] | select(.thread != 0)] | length > 100' p.all.json
+    check "every worker sample glues to main through a pthread spawn record" \
+        '[.samples[] | select(.thread != 0) | .reaches_main and (.glue_error == null)] | all' p.all.json
+    check "worker contexts are pthread spawns from main" \
+        '[.spawns[] | .kind == "pthread" and (.frames | map(.function) | index("main") != null)] | all' \
+        p.all.json
+}
+
+case_openmp() {
+    build omp_nested -fopenmp
+    same_behaviour omp_nested
+    run_ppw o ./omp_nested
+    dump o all || return
+    check "OpenMP workers were sampled" '[.samples[] | select(.thread != 0)] | length > 50' o.all.json
+    check "every worker sample reaches main" \
+        '[.samples[] | select(.thread != 0) | .reaches_main] | all' o.all.json
+    check "parallel-region and task spawn records exist" \
+        '[.spawns[] | .kind] | (index("omp-parallel") != null and index("omp-task") != null)' o.all.json
+    check "nested regions chain to an enclosing region" \
+        '[.spawns[] | select(.kind == "omp-parallel" and .parent_tag != 0)] | length > 0' o.all.json
+    check "recursive tasks fold into a few contexts (not one per task)" \
+        '[.spawns[] | select(.kind == "omp-task")] | length < 200' o.all.json
+    check "samples in worker code name the outlined function" \
+        '[.samples[] | select(.thread != 0) | .stack[].function | strings | select(test("omp_outlined|sweep|nested|fib"))] | length > 0' \
+        o.all.json
+}
+
+case_behaviour() {
+    build behaviour
+    same_behaviour behaviour
+    grep -q "errno kept: yes" same.out || fail "errno not preserved"
+    grep -q "EINTR" same.out && fail "an interrupted read leaked EINTR"
+    build churn
+    same_behaviour churn 2000
+    run_ppw c ./churn 2000
+    dump c run || return
+    check "2001 threads recorded, each with an end record" \
+        '(.threads | length) == 2001 and ([.threads[] | .ended] | all)' c.run.json
+}
+
+case_fork() {
+    build forker
+    same_behaviour forker
+    run_ppw f ./forker
+    local child
+    child=$(ls -d "$tmp"/f-fork-* 2>/dev/null | head -1)
+    [ -n "$child" ] || { fail "the fork()ed child wrote no directory of its own"; return; }
+    dump f run || return
+    "$blame" dump "$child" --format json --what all >child.json || { fail "child dir unreadable"; return; }
+    check "the child's run says it was forked" '.run.info.parent_fork == true' child.json
+    check "the child has its own samples" '.samples | length > 50' child.json
+    check "the child's pid differs" "(.pid != $(jq .pid f.run.json))" child.json
+}
+
+case_kill() {
+    build forever
+    PPW_OUTPUT=$tmp/k ./forever &
+    local pid=$! ticks hz
+    sleep 1.5
+    hz=$(getconf CLK_TCK)
+    ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    kill -9 $pid
+    wait $pid 2>/dev/null
+    dump k all || return
+    # Everything committed before the kill is readable: at least the CPU
+    # time measured just before it, less a 50 ms bound.
+    check "samples older than the bound survived SIGKILL" \
+        "([.samples[] | .weight] | add) >= ($ticks / $hz - 0.05) * 1e9" k.all.json
+    check "the run is marked as not finished" '.finished == false' k.all.json
+}
+
+case_unwritable() {
+    build threads
+    PPW_OUTPUT=/proc/ppw-cannot-write-here ./threads >u.out 2>u.err
+    local rc=$?
+    ./threads.plain >u.plain 2>/dev/null
+    [ $rc -eq $? ] || fail "exit status changed"
+    cmp -s u.out u.plain || fail "stdout changed"
+    [ "$(wc -l <u.err)" -eq 1 ] || fail "expected one line on stderr, got: $(cat u.err)"
+    grep -q "cannot create the output directory" u.err || fail "unclear message: $(cat u.err)"
+}
+
+case_timer() {
+    build cpu_spin
+    PPW_SAMPLER=timer run_ppw t ./cpu_spin 0.6
+    dump t all || return
+    check "POSIX CPU timer chosen on request" '.run.metric.name == "CLOCK_THREAD_CPUTIME_ID"' t.all.json
+    check "weights add up to the CPU time (+-10%)" \
+        '(.threads[0].cpu_ns) as $cpu | ([.samples[] | .weight] | add) as $w
+         | ($w >= 0.9 * $cpu and $w <= 1.1 * $cpu)' t.all.json
+    PPW_SAMPLER=off run_ppw n ./cpu_spin 0.2
+    dump n all || return
+    check "PPW_SAMPLER=off records no samples" '.samples | length == 0' n.all.json
+}
+
+case_exports() {
+    local want got
+    want=$(sed -n 's/^ *\([a-zA-Z_][a-zA-Z0-9_]*\);$/\1/p' "$here/../../runtime/libppw.map" | sort)
+    got=$(nm -D --defined-only "$lib/libppw.so" | awk '{ print $3 }' | sort)
+    [ "$want" = "$got" ] || fail "exports differ from libppw.map: $(diff <(echo "$want") <(echo "$got"))"
+}
+
+case_nonroot() {
+    [ "$(id -u)" -eq 0 ] || skip "not root: the unprivileged case is the normal one here"
+    command -v setpriv >/dev/null || skip "setpriv missing"
+    build cpu_spin
+    chmod 755 "$tmp"
+    chmod -R a+rX "$tmp"
+    mkdir -m 777 "$tmp/nr"
+    (cd "$tmp/nr" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+        env PPW_OUTPUT="$tmp/nr/run" "$tmp/cpu_spin" 0.4 >/dev/null)
+    dump nr/run all || return
+    check "an unprivileged user is sampled too" '.samples | length > 200' nr/run.all.json
+}
+
+"case_$case_"
+[ $failures -eq 0 ] || exit 1
+echo "runtime.$case_: ok"

@@ -1,0 +1,29 @@
+/* Exact entry counts: leaf() runs 1000 times, middle() 10 times, and a
+ * recursive function 1+2+...: rec(9) makes 10 calls. */
+#include <stdio.h>
+
+static volatile int sink;
+
+__attribute__((noinline)) static void leaf(int i)
+{
+    sink += i;
+}
+
+__attribute__((noinline)) static void middle(int k)
+{
+    for (int i = 0; i < 100; i++)
+        leaf(k * 100 + i);
+}
+
+__attribute__((noinline)) static int rec(int n)
+{
+    return n == 0 ? 0 : 1 + rec(n - 1);
+}
+
+int main(void)
+{
+    for (int k = 0; k < 10; k++)
+        middle(k);
+    printf("sink %d rec %d\n", sink, rec(9));
+    return 0;
+}
