@@ -1,6 +1,7 @@
 /* Per module: analyse every defined function that has debug info, then
- * embed the graphs.  The pass changes no instruction: it only appends
- * module-level assembly, so the program computes exactly what it did. */
+ * embed the graphs.  The analysis changes no instruction: it only appends
+ * module-level assembly.  (The GASP instrumentation is a separate pass at
+ * the end of the optimizer: instrument.c.) */
 #include "blamegraph.h"
 #include "dbgvar.h"
 #include "export.h"

@@ -12,10 +12,24 @@
 extern "C" {
 #endif
 
-/* Pass options, parsed once by the plugin from -ppw-* command-line flags. */
+/* Room for one flag per PPW_GASP_TAGS row (options.c checks the count). */
+#define PPW_PASS_MAX_EVENTS 128
+
+/* Pass options, parsed once per process from the tokens of the environment
+ * variable PPW_PASS_OPTIONS (options.c; docs/config.md lists them). */
 struct ppw_pass_opts {
-    int verbose;   /* -ppw-verbose: print a summary per module */
-    int no_export; /* -ppw-no-export: analyse but embed nothing */
+    int verbose;   /* verbose: print a summary per module */
+    int no_export; /* no-export: analyse but embed nothing */
+    /* inst-marker: ppw-cc added -finstrument-functions-after-inlining, so a
+     * function without its attribute is no_instrument_function; the pass
+     * removes the attributes again. */
+    int inst_marker;
+    /* Selected GASP events, one flag per PPW_GASP_TAGS row (row 0 is
+     * GASP_C_FUNC); see ppw_options_event_selected in options.h. */
+    unsigned char inst_events[PPW_PASS_MAX_EVENTS];
+    /* Non-empty when the options cannot be honoured (an unreadable
+     * inst-only file): the compile must fail with this message. */
+    char error[512];
 };
 
 /* Entry point implemented in driver.c. */
@@ -62,6 +76,17 @@ LLVMValueRef ppw_dbg_value(LLVMValueRef call);
 LLVMMetadataRef ppw_dbg_variable(LLVMValueRef call);
 int ppw_dbg_expr_derefs(LLVMValueRef call);
 LLVMValueRef ppw_dbg_assign_address(LLVMValueRef call);
+
+/* The scopeLine of a DISubprogram (where its body starts), 0 when absent. */
+unsigned ppw_di_scope_line(LLVMMetadataRef subprogram);
+
+/* Splits `before`'s block into `if (condition) { new block }` ahead of
+ * `before` (llvm::SplitBlockAndInsertIfThen) and returns the new block's
+ * terminator, ahead of which the caller inserts the guarded code. */
+LLVMValueRef ppw_split_if_then(LLVMValueRef condition, LLVMValueRef before);
+
+/* Appends `function` to llvm.global_ctors with `priority`. */
+void ppw_append_global_ctor(LLVMModuleRef module, LLVMValueRef function, int priority);
 
 #ifdef __cplusplus
 }

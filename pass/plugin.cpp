@@ -2,6 +2,9 @@
 // accessors for a few debug-info fields.  The pass logic is C (driver.c).
 #include "llvm_shim.h"
 
+#include "instrument.h"
+#include "options.h"
+
 #include <llvm/BinaryFormat/Dwarf.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -10,35 +13,55 @@
 #include <llvm/IR/PassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
+#include <llvm/Transforms/Utils/BasicBlockUtils.h>
+#include <llvm/Transforms/Utils/ModuleUtils.h>
 
 #include <cstdlib>
-#include <cstring>
 
 using namespace llvm;
 
 namespace {
 
-ppw_pass_opts read_options()
+// Clang loads -fpass-plugin libraries after parsing -mllvm, so options
+// travel in the environment (ppw-cc sets it).  Parsed once per process, so
+// each warning about them appears once per compile.
+const ppw_pass_opts &read_options()
 {
-    ppw_pass_opts opts{};
-    // Clang loads -fpass-plugin libraries after parsing -mllvm, so options
-    // travel in the environment (ppw-cc sets it).
-    if (const char *env = std::getenv("PPW_PASS_OPTIONS")) {
-        opts.verbose = std::strstr(env, "verbose") != nullptr;
-        opts.no_export = std::strstr(env, "no-export") != nullptr;
-    }
+    static const ppw_pass_opts opts = [] {
+        ppw_pass_opts parsed{};
+        ppw_options_parse(std::getenv("PPW_PASS_OPTIONS"), &parsed);
+        return parsed;
+    }();
     return opts;
 }
 
+// The blame analysis, at PipelineStart: the IR is still close to the source.
 struct PpwPass : PassInfoMixin<PpwPass> {
     PreservedAnalyses run(Module &module, ModuleAnalysisManager &)
     {
-        ppw_pass_opts opts = read_options();
-        ppw_driver_run_module(wrap(&module), &opts);
+        ppw_driver_run_module(wrap(&module), &read_options());
         // Only module inline asm is added; no IR the analyses cache changes.
         return PreservedAnalyses::all();
     }
     static bool isRequired() { return true; } // run at -O0 and on optnone too
+};
+
+// GASP instrumentation, at OptimizerLast: after inlining, so probes land
+// only in the functions that survive (LLVM 19 runs this EP at -O0 too).
+struct PpwInstrumentPass : PassInfoMixin<PpwInstrumentPass> {
+    PreservedAnalyses run(Module &module, ModuleAnalysisManager &)
+    {
+        const ppw_pass_opts &opts = read_options();
+        if (opts.error[0]) {
+            // An error diagnostic: clang prints it and fails the compile.
+            module.getContext().emitError(opts.error);
+            return PreservedAnalyses::all();
+        }
+        if (!ppw_instrument_module(wrap(&module), &opts))
+            return PreservedAnalyses::all();
+        return PreservedAnalyses::none();
+    }
+    static bool isRequired() { return true; }
 };
 
 const char *str_or_empty(StringRef s) { return s.empty() ? "" : s.data(); }
@@ -51,12 +74,20 @@ llvmGetPassPluginInfo()
     return {LLVM_PLUGIN_API_VERSION, "ppw", "0.1.0", [](PassBuilder &builder) {
                 builder.registerPipelineStartEPCallback(
                     [](ModulePassManager &mpm, OptimizationLevel) { mpm.addPass(PpwPass()); });
+                builder.registerOptimizerLastEPCallback([](ModulePassManager &mpm,
+                                                           OptimizationLevel) {
+                    mpm.addPass(PpwInstrumentPass());
+                });
+                // For opt: -passes=ppw (analysis), -passes=ppw-instrument.
                 builder.registerPipelineParsingCallback(
                     [](StringRef name, ModulePassManager &mpm,
                        ArrayRef<PassBuilder::PipelineElement>) {
-                        if (name != "ppw")
+                        if (name == "ppw")
+                            mpm.addPass(PpwPass());
+                        else if (name == "ppw-instrument")
+                            mpm.addPass(PpwInstrumentPass());
+                        else
                             return false;
-                        mpm.addPass(PpwPass());
                         return true;
                     });
             }};
@@ -267,4 +298,21 @@ extern "C" LLVMValueRef ppw_dbg_assign_address(LLVMValueRef call)
     if (!address || isa<UndefValue>(address))
         return nullptr;
     return wrap(address);
+}
+
+extern "C" unsigned ppw_di_scope_line(LLVMMetadataRef subprogram)
+{
+    auto *sp = dyn_cast_or_null<DISubprogram>(unwrap(subprogram));
+    return sp ? sp->getScopeLine() : 0;
+}
+
+extern "C" LLVMValueRef ppw_split_if_then(LLVMValueRef condition, LLVMValueRef before)
+{
+    auto *inst = unwrap<Instruction>(before);
+    return wrap(SplitBlockAndInsertIfThen(unwrap(condition), inst->getIterator(), false));
+}
+
+extern "C" void ppw_append_global_ctor(LLVMModuleRef module, LLVMValueRef function, int priority)
+{
+    appendToGlobalCtors(*unwrap(module), unwrap<Function>(function), priority);
 }

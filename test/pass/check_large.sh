@@ -13,7 +13,8 @@ status=0
 for level in O0 O2; do
     "$build/bin/ppw-cc" "-$level" -c "$work/big.c" -o "$work/big_$level.o" 2>"$work/cc.log" ||
         { echo "FAIL: ppw-cc -$level on the large input"; cat "$work/cc.log"; exit 1; }
-    defined=$(nm "$work/big_$level.o" | grep -c ' [Tt] ' || true)
+    # The GASP constructor (__ppw_gasp_init) is the pass's own, not the input's.
+    defined=$(nm "$work/big_$level.o" | grep ' [Tt] ' | grep -vc ' __ppw_' || true)
     "$build/bin/ppw-blame" static "$work/big_$level.o" --format json >"$work/big.json"
     analysed=$(jq '.functions | length' "$work/big.json")
     with_sets=$(jq '[.functions[] | select(any(.variables[]; (.lines | length) > 0))] | length' \

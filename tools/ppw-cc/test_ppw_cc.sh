@@ -3,10 +3,11 @@
 #
 #   test_ppw_cc.sh CASE BUILD_DIR SOURCE_DIR
 #
-# CASE is show, errors, compile or install.  Exit 77 means skipped.
+# CASE is show, errors, compile, install or inst.  Exit 77 means skipped.
 set -euo pipefail
 case_=$1 build=$(cd "$2" && pwd) src=$(cd "$3" && pwd)
 cc=$build/bin/ppw-cc
+PPW_CLANG=$(sed -n 's/^PPW_CLANG:FILEPATH=//p' "$build/CMakeCache.txt")
 # Physical path: ppw-cc prints canonical paths, and the checks compare them.
 tmp=$(cd "$(mktemp -d "${TMPDIR:-/tmp}/ppw-cc-test.XXXXXX")" && pwd -P)
 trap 'rm -rf "$tmp"' EXIT
@@ -96,6 +97,63 @@ case_install() {
     plugin_loadable || { echo "SKIP: ppw.so is ASan-instrumented; clang-19 cannot load it"; exit 77; }
     build_demo "$prefix/bin/ppw-cc"
     readelf -d "$tmp/heat-omp" | grep -q "RUNPATH.*\[$prefix/lib\]" || fail "rpath is not $prefix/lib"
+}
+
+# GASP's flags become PPW_PASS_OPTIONS tokens, after the environment's own.
+case_inst() {
+    local lib out rc err plugin_flag
+    lib=$(cd "$build/lib" && pwd -P)
+    plugin_flag="-fpass-plugin=$lib/ppw.so"
+    unset PPW_PASS_OPTIONS
+    for flag in inst inst-local no-inst; do
+        out=$("$cc" --ppw-show "--$flag" -c a.c)
+        expect_eq "$out" "PPW_PASS_OPTIONS=$flag $PPW_CLANG -g $plugin_flag -c a.c" "--$flag"
+    done
+    # Function events: the marker flag that reveals no_instrument_function.
+    out=$("$cc" --ppw-show -O2 --inst-functions -c a.c)
+    expect_eq "$out" "PPW_PASS_OPTIONS=inst-functions,inst-marker $PPW_CLANG -g $plugin_flag \
+-finstrument-functions-after-inlining -O2 -c a.c" "--inst-functions"
+    out=$("$cc" --ppw-show --inst-only=sel.txt -c a.c)
+    expect_eq "$out" "PPW_PASS_OPTIONS=inst-only=sel.txt,inst-marker $PPW_CLANG -g $plugin_flag \
+-finstrument-functions-after-inlining -c a.c" "--inst-only=FILE"
+    expect_eq "$("$cc" --ppw-show --inst-only sel.txt -c a.c)" "$out" "--inst-only FILE"
+    # The file is no input: nothing to link.
+    out=$("$cc" --ppw-show --inst-only sel.txt -v)
+    [[ $out != *-lppw* ]] || fail "--inst-only FILE counted as an input: $out"
+    # A user's own -finstrument-functions* keeps its attributes: no marker.
+    out=$("$cc" --ppw-show --inst-functions -finstrument-functions -c a.c)
+    expect_eq "$out" "PPW_PASS_OPTIONS=inst-functions $PPW_CLANG -g $plugin_flag \
+-finstrument-functions -c a.c" "user -finstrument-functions"
+    # Merged after the environment's options, quoted when needed.
+    out=$(PPW_PASS_OPTIONS='verbose no-export' "$cc" --ppw-show --no-inst -c a.c)
+    expect_eq "$out" "PPW_PASS_OPTIONS='verbose no-export,no-inst' $PPW_CLANG -g $plugin_flag -c a.c" \
+        "merge"
+    out=$(PPW_PASS_OPTIONS=verbose "$cc" --ppw-show -c a.c)
+    expect_eq "${out%% *}" "PPW_PASS_OPTIONS=verbose" "inherited"
+    # ... and the compiler really gets them.
+    printf '#!/bin/sh\necho "$PPW_PASS_OPTIONS"\n' >"$tmp/fakecc"
+    chmod +x "$tmp/fakecc"
+    out=$(PPW_CC=$tmp/fakecc PPW_PASS_OPTIONS=verbose "$cc" --inst -c a.c)
+    expect_eq "$out" "verbose,inst" "environment of the compiler"
+    out=$(PPW_CC=$tmp/fakecc "$cc" -c a.c)
+    expect_eq "$out" "" "no options: no variable"
+    for bad in "--inst-only" "--inst-only=" "--inst-only=a,b" "--inst-only=a b"; do
+        rc=0
+        err=$("$cc" --ppw-show -c a.c "$bad" 2>&1) || rc=$?
+        expect_eq "$rc" 1 "$bad: exit status"
+        expect_eq "$(wc -l <<<"$err")" 1 "$bad: one line"
+        [[ $err == "ppw-cc: error: --inst-only"* ]] || fail "$bad: $err"
+    done
+    "$cc" --ppw-help | grep -q -- --inst-functions || fail "--ppw-help lacks --inst-functions"
+
+    plugin_loadable || { echo "SKIP: ppw.so is ASan-instrumented; clang-19 cannot load it"; exit 77; }
+    local heat=$src/examples/demo/heat.c
+    "$cc" -O2 --no-inst -c "$heat" -o "$tmp/none.o"
+    nm "$tmp/none.o" | grep -q gasp && fail "--no-inst: GASP symbols in the object"
+    "$cc" -O2 --inst-functions -c "$heat" -o "$tmp/func.o"
+    nm "$tmp/func.o" | grep -q ' w gasp_event_notify$' || fail "--inst-functions: no weak tool"
+    nm "$tmp/func.o" | grep -q cyg_profile && fail "--inst-functions: __cyg_profile calls remain"
+    return 0
 }
 
 cd "$tmp"

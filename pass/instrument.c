@@ -1,0 +1,550 @@
+/* GASP event instrumentation.  Per function: skip guards first, then the
+ * sites are collected (wrapped calls, returns), and only then is the IR
+ * changed.  Every inserted call sits in its own block behind one
+ * `gasp_event_notify != null` test computed at entry, because the tool's
+ * functions are weak references: without a tool the program runs as built
+ * without ppw. */
+#include "instrument.h"
+
+#include "options.h"
+#include "support.h"
+
+#include <ppw/gasp_events.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char notify_name[] = "gasp_event_notify";
+static const char init_name[] = "gasp_init";
+/* The module constructor this pass adds; finding it means the module was
+ * instrumented already (a second run would double every event). */
+static const char ctor_name[] = "__ppw_gasp_init";
+/* The earliest priority outside the range reserved for the implementation. */
+static const int ctor_priority = 101;
+/* gasp_event_notify's fixed arguments: context, tag, type, file, line, col. */
+enum { FIXED_ARGS = 6, MAX_PAYLOAD = 33 };
+
+struct call_row {
+    unsigned tag;
+    const char *callee;
+    enum ppw_op op;
+    unsigned operand_mask;
+    int has_result;
+};
+
+static const struct call_row call_rows[] = {
+#define CALL_ROW(tag, callee, op, mask, result) {tag, callee, op, mask, result},
+    PPW_GASP_CALLS(CALL_ROW)
+#undef CALL_ROW
+};
+
+#define CALL_ROW_COUNT (sizeof call_rows / sizeof call_rows[0])
+
+struct file_string {
+    const char *name;
+    size_t length;
+    LLVMValueRef global;
+};
+
+/* Where an event happened, as gasp_event_notify receives it. */
+struct source_place {
+    LLVMValueRef file; /* a private string, or null */
+    unsigned line, col;
+};
+
+struct instrumenter {
+    LLVMModuleRef module;
+    LLVMContextRef context;
+    LLVMBuilderRef builder;
+    const struct ppw_pass_opts *opts;
+    LLVMTypeRef i32, i64, ptr, notify_type;
+    LLVMValueRef notify;
+    unsigned zeroext_kind, naked_kind, returns_twice_kind;
+    struct ppw_ptrmap callee_rows; /* callee function -> call_rows index + 1 */
+    struct file_string *files;
+    size_t file_count, file_capacity;
+    /* What was done, for the verbose summary and the warnings. */
+    unsigned functions, calls, odd_calls, musttail_skips;
+};
+
+/* A call to wrap and its row in call_rows. */
+struct call_site {
+    LLVMValueRef call;
+    int row;
+};
+
+/* One function's sites, collected before anything changes. */
+struct sites {
+    struct call_site *calls;
+    size_t call_count, call_capacity;
+    LLVMValueRef *returns;
+    size_t return_count, return_capacity;
+    int exit_blocked; /* a return follows a musttail call: no exit event fits */
+};
+
+/* ---- module-level values ------------------------------------------------ */
+
+static LLVMValueRef private_string(struct instrumenter *in, const char *text, size_t length,
+                                   const char *name)
+{
+    LLVMValueRef init = LLVMConstStringInContext2(in->context, text, length, 0);
+    LLVMValueRef global = LLVMAddGlobal(in->module, LLVMTypeOf(init), name);
+    LLVMSetInitializer(global, init);
+    LLVMSetLinkage(global, LLVMPrivateLinkage);
+    LLVMSetGlobalConstant(global, 1);
+    LLVMSetAlignment(global, 1);
+    /* No unnamed_addr: a distinct address per function is what lets a tool
+     * key functions by their funcsig pointer. */
+    return global;
+}
+
+/* One string per file name per module, so a tool may compare pointers. */
+static LLVMValueRef file_string(struct instrumenter *in, const char *name, size_t length)
+{
+    if (!name || !length)
+        return LLVMConstNull(in->ptr);
+    for (size_t i = 0; i < in->file_count; i++)
+        if (in->files[i].length == length && !memcmp(in->files[i].name, name, length))
+            return in->files[i].global;
+    in->files = ppw_grow(in->files, &in->file_capacity, in->file_count + 1, sizeof *in->files, 8);
+    LLVMValueRef global = private_string(in, name, length, "__ppw_gasp_file");
+    in->files[in->file_count++] = (struct file_string){name, length, global};
+    return global;
+}
+
+/* The tool's function: an existing declaration or definition is used as
+ * it is; otherwise a weak declaration.  NULL when the name is taken by
+ * something that is not a function. */
+static LLVMValueRef tool_function(struct instrumenter *in, const char *name, LLVMTypeRef type)
+{
+    LLVMValueRef existing = LLVMGetNamedFunction(in->module, name);
+    if (existing)
+        return existing;
+    if (LLVMGetNamedGlobal(in->module, name) ||
+        LLVMGetNamedGlobalAlias(in->module, name, strlen(name)))
+        return NULL;
+    LLVMValueRef function = LLVMAddFunction(in->module, name, type);
+    LLVMSetLinkage(function, LLVMExternalWeakLinkage);
+    return function;
+}
+
+/* static void __ppw_gasp_init(void) { if (gasp_init) gasp_init(GASP_LANG_C, 0, 0); } */
+static int add_init_constructor(struct instrumenter *in)
+{
+    LLVMValueRef null = LLVMConstNull(in->ptr);
+    LLVMTypeRef init_params[] = {in->i32, in->ptr, in->ptr};
+    LLVMTypeRef init_type = LLVMFunctionType(in->ptr, init_params, 3, 0);
+    LLVMValueRef init = tool_function(in, init_name, init_type);
+    if (!init)
+        return -1;
+    LLVMTypeRef void_type = LLVMVoidTypeInContext(in->context);
+    LLVMValueRef ctor =
+        LLVMAddFunction(in->module, ctor_name, LLVMFunctionType(void_type, NULL, 0, 0));
+    LLVMSetLinkage(ctor, LLVMInternalLinkage);
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(in->context, ctor, "entry");
+    LLVMBasicBlockRef call = LLVMAppendBasicBlockInContext(in->context, ctor, "init");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(in->context, ctor, "done");
+    LLVMPositionBuilderAtEnd(in->builder, entry);
+    LLVMSetCurrentDebugLocation2(in->builder, NULL);
+    LLVMBuildCondBr(in->builder, LLVMBuildICmp(in->builder, LLVMIntNE, init, null, "present"), call,
+                    done);
+    LLVMPositionBuilderAtEnd(in->builder, call);
+    LLVMValueRef args[] = {LLVMConstInt(in->i32, GASP_LANG_C, 0), null, null};
+    LLVMBuildCall2(in->builder, init_type, init, args, 3, "");
+    LLVMBuildBr(in->builder, done);
+    LLVMPositionBuilderAtEnd(in->builder, done);
+    LLVMBuildRetVoid(in->builder);
+    ppw_append_global_ctor(in->module, ctor, ctor_priority);
+    return 0;
+}
+
+/* ---- skip guards -------------------------------------------------------- */
+
+static int has_prefix(const char *text, const char *prefix)
+{
+    return !strncmp(text, prefix, strlen(prefix));
+}
+
+static int has_fn_attr(LLVMValueRef function, unsigned kind)
+{
+    return LLVMGetEnumAttributeAtIndex(function, LLVMAttributeFunctionIndex, kind) != NULL;
+}
+
+/* Functions the pass leaves alone entirely. */
+static int is_instrumentable(const struct instrumenter *in, LLVMValueRef function)
+{
+    if (LLVMIsDeclaration(function) || LLVMGetLinkage(function) == LLVMAvailableExternallyLinkage)
+        return 0;
+    if (has_fn_attr(function, in->naked_kind)) /* only inline asm may be in there */
+        return 0;
+    size_t length = 0;
+    const char *name = LLVMGetValueName2(function, &length);
+    /* The tool's own code: probes there would recurse into the tool. */
+    return !has_prefix(name, "__ppw") && !has_prefix(name, "gasp_");
+}
+
+static const char marker_entry[] = "instrument-function-entry-inlined";
+static const char marker_exit[] = "instrument-function-exit-inlined";
+
+/* Clang emits nothing for no_instrument_function, except that a function so
+ * marked lacks the attribute -finstrument-functions-after-inlining gives all
+ * others.  ppw-cc adds that flag (and inst-marker) to learn which functions
+ * the user exempted; the attributes go, so no __cyg_profile calls follow. */
+static int take_marker(const struct instrumenter *in, LLVMValueRef function)
+{
+    if (!in->opts->inst_marker)
+        return 1;
+    int allowed = LLVMGetStringAttributeAtIndex(function, LLVMAttributeFunctionIndex, marker_entry,
+                                                sizeof marker_entry - 1) != NULL;
+    LLVMRemoveStringAttributeAtIndex(function, LLVMAttributeFunctionIndex, marker_entry,
+                                     sizeof marker_entry - 1);
+    LLVMRemoveStringAttributeAtIndex(function, LLVMAttributeFunctionIndex, marker_exit,
+                                     sizeof marker_exit - 1);
+    return allowed;
+}
+
+/* ---- collecting sites --------------------------------------------------- */
+
+static int widenable(LLVMTypeRef type)
+{
+    LLVMTypeKind kind = LLVMGetTypeKind(type);
+    return kind == LLVMPointerTypeKind ||
+           (kind == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(type) <= 64);
+}
+
+/* Whether a call can carry its row's payload: the forwarded operands and
+ * the result exist and are integers or pointers. */
+static int fits_row(const struct call_row *row, LLVMValueRef call)
+{
+    unsigned args = LLVMGetNumArgOperands(call);
+    for (unsigned i = 0; i < 32; i++)
+        if (((row->operand_mask >> i) & 1) &&
+            (i >= args || !widenable(LLVMTypeOf(LLVMGetOperand(call, i)))))
+            return 0;
+    return !row->has_result || widenable(LLVMTypeOf(call));
+}
+
+static int is_musttail_call(LLVMValueRef inst)
+{
+    return inst && LLVMIsACallInst(inst) && LLVMGetTailCallKind(inst) == LLVMTailCallKindMustTail;
+}
+
+static void collect_call(struct instrumenter *in, struct sites *sites, LLVMValueRef call)
+{
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    int row =
+        callee && LLVMIsAFunction(callee) ? ppw_ptrmap_get(&in->callee_rows, callee, 0) - 1 : -1;
+    if (row < 0)
+        return;
+    if (is_musttail_call(call)) { /* nothing may follow it but the return */
+        in->musttail_skips++;
+        return;
+    }
+    if (has_fn_attr(callee, in->returns_twice_kind) ||
+        LLVMGetCallSiteEnumAttribute(call, LLVMAttributeFunctionIndex, in->returns_twice_kind) ||
+        !fits_row(&call_rows[row], call)) {
+        in->odd_calls++;
+        return;
+    }
+    sites->calls = ppw_grow(sites->calls, &sites->call_capacity, sites->call_count + 1,
+                            sizeof *sites->calls, 8);
+    sites->calls[sites->call_count++] = (struct call_site){call, row};
+}
+
+static void collect_return(struct sites *sites, LLVMValueRef ret)
+{
+    LLVMValueRef before = LLVMGetPreviousInstruction(ret);
+    if (before && LLVMIsABitCastInst(before))
+        before = LLVMGetPreviousInstruction(before);
+    if (is_musttail_call(before))
+        sites->exit_blocked = 1;
+    sites->returns = ppw_grow(sites->returns, &sites->return_capacity, sites->return_count + 1,
+                              sizeof *sites->returns, 4);
+    sites->returns[sites->return_count++] = ret;
+}
+
+static void collect_sites(struct instrumenter *in, LLVMValueRef function, struct sites *sites)
+{
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(function); block;
+         block = LLVMGetNextBasicBlock(block)) {
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst;
+             inst = LLVMGetNextInstruction(inst)) {
+            if (LLVMIsACallInst(inst))
+                collect_call(in, sites, inst);
+            else if (LLVMIsAReturnInst(inst))
+                collect_return(sites, inst);
+        }
+    }
+}
+
+/* ---- inserting events --------------------------------------------------- */
+
+/* Splits ahead of `before` into `if (guard) { ... }` and positions the
+ * builder inside, with `loc` (or none) as the debug location. */
+static void enter_guarded_block(struct instrumenter *in, LLVMValueRef guard, LLVMValueRef before,
+                                LLVMMetadataRef loc)
+{
+    LLVMValueRef then_end = ppw_split_if_then(guard, before);
+    LLVMPositionBuilderBefore(in->builder, then_end);
+    LLVMSetCurrentDebugLocation2(in->builder, loc);
+}
+
+static void build_notify(struct instrumenter *in, unsigned tag, gasp_evttype_t type,
+                         const struct source_place *place, LLVMValueRef *payload,
+                         unsigned payload_count)
+{
+    LLVMValueRef args[FIXED_ARGS + MAX_PAYLOAD] = {
+        LLVMConstNull(in->ptr), /* the calling thread's GASP_LANG_C context */
+        LLVMConstInt(in->i32, tag, 0),
+        LLVMConstInt(in->i32, (unsigned)type, 0),
+        place->file,
+        LLVMConstInt(in->i32, place->line, 0),
+        LLVMConstInt(in->i32, place->col, 0),
+    };
+    for (unsigned i = 0; i < payload_count; i++)
+        args[FIXED_ARGS + i] = payload[i];
+    LLVMBuildCall2(in->builder, in->notify_type, in->notify, args, FIXED_ARGS + payload_count, "");
+}
+
+/* A value as the 64-bit integer GASP varargs carry. */
+static LLVMValueRef widen(struct instrumenter *in, LLVMValueRef value, int is_unsigned)
+{
+    LLVMTypeRef type = LLVMTypeOf(value);
+    if (LLVMGetTypeKind(type) == LLVMPointerTypeKind)
+        return LLVMBuildPtrToInt(in->builder, value, in->i64, "");
+    unsigned bits = LLVMGetIntTypeWidth(type);
+    if (bits == 64)
+        return value;
+    if (is_unsigned || bits == 1)
+        return LLVMBuildZExt(in->builder, value, in->i64, "");
+    return LLVMBuildSExt(in->builder, value, in->i64, "");
+}
+
+/* C signedness, which IR integers lack: the memory rows' integers are
+ * size_t; elsewhere a zeroext attribute says unsigned, and the rest are C
+ * ints (MPI counts, ranks and tags). */
+static int is_unsigned_operand(struct instrumenter *in, const struct call_row *row,
+                               LLVMValueRef call, unsigned attribute_index)
+{
+    if (row->op == PPW_OP_MEM_ALLOC || row->op == PPW_OP_MEM_FREE)
+        return 1;
+    return LLVMGetCallSiteEnumAttribute(call, attribute_index, in->zeroext_kind) != NULL;
+}
+
+static unsigned build_payload(struct instrumenter *in, const struct call_row *row,
+                              LLVMValueRef call, int with_result, LLVMValueRef *payload)
+{
+    unsigned count = 0;
+    for (unsigned i = 0; i < 32; i++)
+        if ((row->operand_mask >> i) & 1)
+            payload[count++] =
+                widen(in, LLVMGetOperand(call, i), is_unsigned_operand(in, row, call, i + 1));
+    if (with_result && row->has_result)
+        payload[count++] =
+            widen(in, call, is_unsigned_operand(in, row, call, LLVMAttributeReturnIndex));
+    return count;
+}
+
+static struct source_place call_place(struct instrumenter *in, LLVMValueRef call)
+{
+    unsigned line = LLVMGetDebugLocLine(call), length = 0;
+    if (!line) /* no location, or an artificial line 0 */
+        return (struct source_place){LLVMConstNull(in->ptr), 0, 0};
+    const char *file = LLVMGetDebugLocFilename(call, &length);
+    return (struct source_place){file_string(in, file, length), line, LLVMGetDebugLocColumn(call)};
+}
+
+/* `fallback_loc` is for calls without a location of their own: in a
+ * function with debug info, a call to a GASP function that has some would
+ * otherwise fail the verifier. */
+static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct call_site *site,
+                      LLVMMetadataRef fallback_loc)
+{
+    const struct call_row *row = &call_rows[site->row];
+    LLVMValueRef call = site->call;
+    struct source_place place = call_place(in, call);
+    LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
+    if (!loc)
+        loc = fallback_loc;
+    LLVMValueRef after = LLVMGetNextInstruction(call); /* calls never end a block */
+    LLVMValueRef payload[MAX_PAYLOAD];
+
+    enter_guarded_block(in, guard, call, loc);
+    build_notify(in, row->tag, GASP_START, &place, payload,
+                 build_payload(in, row, call, 0, payload));
+    enter_guarded_block(in, guard, after, loc);
+    build_notify(in, row->tag, GASP_END, &place, payload, build_payload(in, row, call, 1, payload));
+    in->calls++;
+}
+
+/* GASP's funcsig: the source name, or the symbol for OpenMP outlined code
+ * (its debug name is artificial) and functions without debug info. */
+static const char *function_signature(LLVMValueRef function, size_t *length)
+{
+    const char *symbol = LLVMGetValueName2(function, length);
+    LLVMMetadataRef subprogram = LLVMGetSubprogram(function);
+    if (!subprogram || strstr(symbol, ".omp_outlined") || strstr(symbol, ".omp_task_entry."))
+        return symbol;
+    const char *name = ppw_di_name(subprogram);
+    if (!name[0])
+        return symbol;
+    *length = strlen(name);
+    return name;
+}
+
+/* The function's scope line, column 0; NULL without debug info. */
+static LLVMMetadataRef entry_location(struct instrumenter *in, LLVMValueRef function)
+{
+    LLVMMetadataRef subprogram = LLVMGetSubprogram(function);
+    if (!subprogram)
+        return NULL;
+    unsigned line = ppw_di_scope_line(subprogram);
+    return LLVMDIBuilderCreateDebugLocation(
+        in->context, line ? line : LLVMDISubprogramGetLine(subprogram), 0, subprogram, NULL);
+}
+
+static void add_entry_exit(struct instrumenter *in, LLVMValueRef function, LLVMValueRef guard,
+                           LLVMValueRef entry_point, LLVMMetadataRef entry_loc,
+                           const struct sites *sites)
+{
+    LLVMMetadataRef subprogram = LLVMGetSubprogram(function);
+    struct source_place place = {LLVMConstNull(in->ptr), 0, 0};
+    if (subprogram) {
+        const char *file = ppw_di_file(subprogram);
+        place.file = file_string(in, file, strlen(file));
+        place.line = LLVMDISubprogramGetLine(subprogram);
+    }
+    size_t length = 0;
+    const char *signature = function_signature(function, &length);
+    /* One string per function: GASP tools may match START and END by pointer. */
+    LLVMValueRef funcsig = private_string(in, signature, length, "__ppw_gasp_func");
+
+    enter_guarded_block(in, guard, entry_point, entry_loc);
+    build_notify(in, GASP_C_FUNC, GASP_START, &place, &funcsig, 1);
+    for (size_t i = 0; i < sites->return_count; i++) {
+        LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(sites->returns[i]);
+        enter_guarded_block(in, guard, sites->returns[i], loc ? loc : entry_loc);
+        build_notify(in, GASP_C_FUNC, GASP_END, &place, &funcsig, 1);
+    }
+    in->functions++;
+}
+
+/* The first instruction after the entry block's allocas: they must stay in
+ * the entry block to remain static. */
+static LLVMValueRef after_entry_allocas(LLVMValueRef function)
+{
+    LLVMValueRef after = LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(function));
+    for (LLVMValueRef inst = after; inst; inst = LLVMGetNextInstruction(inst))
+        if (LLVMIsAAllocaInst(inst))
+            after = LLVMGetNextInstruction(inst);
+    return after;
+}
+
+static void instrument_function(struct instrumenter *in, LLVMValueRef function,
+                                int entry_exit_allowed)
+{
+    int entry_exit = entry_exit_allowed && ppw_options_event_selected(in->opts, GASP_C_FUNC);
+    struct sites sites = {0};
+    collect_sites(in, function, &sites);
+    if (entry_exit && sites.exit_blocked) {
+        entry_exit = 0;
+        in->musttail_skips++;
+    }
+    if (sites.call_count || entry_exit) {
+        LLVMValueRef entry_point = after_entry_allocas(function);
+        /* First in the function, so that it dominates every wrapped call. */
+        LLVMPositionBuilderBefore(in->builder,
+                                  LLVMGetFirstInstruction(LLVMGetEntryBasicBlock(function)));
+        LLVMSetCurrentDebugLocation2(in->builder, NULL);
+        LLVMValueRef guard =
+            LLVMBuildICmp(in->builder, LLVMIntNE, in->notify, LLVMConstNull(in->ptr), "gasp.on");
+        LLVMMetadataRef entry_loc = entry_location(in, function);
+        if (entry_exit)
+            add_entry_exit(in, function, guard, entry_point, entry_loc, &sites);
+        for (size_t i = 0; i < sites.call_count; i++)
+            wrap_call(in, guard, &sites.calls[i], entry_loc);
+    }
+    free(sites.calls);
+    free(sites.returns);
+}
+
+/* ---- the module --------------------------------------------------------- */
+
+/* Maps each callee of a selected row to the row; 0 when nothing is selected. */
+static int map_selected_callees(struct instrumenter *in)
+{
+    int any = ppw_options_event_selected(in->opts, GASP_C_FUNC);
+    for (size_t row = 0; row < CALL_ROW_COUNT; row++) {
+        if (!ppw_options_event_selected(in->opts, call_rows[row].tag))
+            continue;
+        any = 1;
+        LLVMValueRef callee = LLVMGetNamedFunction(in->module, call_rows[row].callee);
+        if (callee)
+            ppw_ptrmap_put(&in->callee_rows, callee, (int)row + 1);
+    }
+    return any;
+}
+
+static void report(const struct instrumenter *in, const char *source)
+{
+    if (in->odd_calls)
+        fprintf(stderr,
+                "ppw: warning: %s: %u call%s to GASP-wrapped functions with an unexpected "
+                "signature not instrumented\n",
+                source, in->odd_calls, in->odd_calls == 1 ? "" : "s");
+    if (in->opts->verbose)
+        fprintf(stderr,
+                "ppw: %s: GASP events: %u functions with entry/exit, %u calls wrapped, "
+                "%u musttail sites left alone\n",
+                source, in->functions, in->calls, in->musttail_skips);
+}
+
+static void init_instrumenter(struct instrumenter *in, LLVMModuleRef module,
+                              const struct ppw_pass_opts *opts)
+{
+    in->module = module;
+    in->context = LLVMGetModuleContext(module);
+    in->builder = LLVMCreateBuilderInContext(in->context);
+    in->opts = opts;
+    in->i32 = LLVMInt32TypeInContext(in->context);
+    in->i64 = LLVMInt64TypeInContext(in->context);
+    in->ptr = LLVMPointerTypeInContext(in->context, 0);
+    LLVMTypeRef params[] = {in->ptr, in->i32, in->i32, in->ptr, in->i32, in->i32};
+    in->notify_type = LLVMFunctionType(LLVMVoidTypeInContext(in->context), params, FIXED_ARGS, 1);
+    in->zeroext_kind = LLVMGetEnumAttributeKindForName("zeroext", 7);
+    in->naked_kind = LLVMGetEnumAttributeKindForName("naked", 5);
+    in->returns_twice_kind = LLVMGetEnumAttributeKindForName("returns_twice", 13);
+}
+
+int ppw_instrument_module(LLVMModuleRef module, const struct ppw_pass_opts *opts)
+{
+    if (LLVMGetNamedFunction(module, ctor_name))
+        return 0;
+    struct instrumenter in = {0};
+    init_instrumenter(&in, module, opts);
+    size_t length = 0;
+    const char *source = LLVMGetSourceFileName(module, &length);
+    if (map_selected_callees(&in)) {
+        in.notify = tool_function(&in, notify_name, in.notify_type);
+        if (!in.notify)
+            fprintf(stderr, "ppw: warning: %s: '%s' is not a function; no GASP events inserted\n",
+                    source, notify_name);
+    }
+    for (LLVMValueRef function = LLVMGetFirstFunction(module); function;
+         function = LLVMGetNextFunction(function)) {
+        if (LLVMIsDeclaration(function))
+            continue;
+        /* Taken from every definition: ppw-cc's marker must never reach codegen. */
+        int entry_exit_allowed = take_marker(&in, function);
+        if (in.notify && is_instrumentable(&in, function))
+            instrument_function(&in, function, entry_exit_allowed);
+    }
+    if ((in.functions || in.calls) && add_init_constructor(&in) < 0)
+        fprintf(stderr, "ppw: warning: %s: '%s' is not a function; no GASP constructor\n", source,
+                init_name);
+    report(&in, source);
+    ppw_ptrmap_free(&in.callee_rows);
+    free(in.files);
+    LLVMDisposeBuilder(in.builder);
+    return in.notify || opts->inst_marker;
+}
