@@ -220,6 +220,46 @@ case_nonroot() {
     check "an unprivileged user is sampled too" '.samples | length > 200' nr/run.all.json
 }
 
+# ppw_cc NAME [flags...]: programs/NAME.c through ppw-cc -> ./NAME.inst
+ppw_cc() {
+    local name=$1
+    shift
+    "$build/bin/ppw-cc" -O2 "$@" "$programs/$name.c" -o "$name.inst" -lpthread 2>cc.err ||
+        { echo "ppw-cc failed: $(cat cc.err)" >&2; exit 1; }
+}
+
+plugin_loadable() { ! nm -D --undefined-only "$lib/ppw.so" | grep -q __asan_; }
+
+case_modes() {
+    plugin_loadable || skip "an ASan-built plugin cannot load into clang"
+    build calls
+    ppw_cc calls --inst-functions
+    ./calls.plain >plain.out
+    for mode in profile trace none; do
+        PPW_MODE=$mode run_ppw m-$mode ./calls.inst
+        cmp -s plain.out m-$mode.out || fail "PPW_MODE=$mode changed the output"
+    done
+    "$blame" profile m-profile --format json >prof.json || { fail "ppw-blame profile"; return; }
+    # Entry counts are exact, summed over callpaths.
+    local counts='def calls($f): [.rows[] | select(.name == $f) | .calls] | add;'
+    jq -e '.' prof.json >/dev/null || { fail "profile JSON unreadable"; return; }
+    check "leaf() counted 1000 times" "$counts calls(\"leaf\") == 1000" prof.json
+    check "middle() counted 10 times" "$counts calls(\"middle\") == 10" prof.json
+    check "rec() counted 10 times (recursion)" "$counts calls(\"rec\") == 10" prof.json
+    check "main() counted once" "$counts calls(\"main\") == 1" prof.json
+    dump m-trace all || return
+    check "trace mode: 1000 START and 1000 END events of leaf()" \
+        '[.trace[] | select(.name == "leaf")] | (map(select(.event == "start")) | length) == 1000
+         and (map(select(.event == "end")) | length) == 1000' m-trace.all.json
+    check "trace mode writes no profile" '[.threads[] | .files.profile] | all(. == null)' m-trace.all.json
+    dump m-profile all || return
+    check "profile mode writes no trace" '.trace | length == 0' m-profile.all.json
+    dump m-none all || return
+    check "PPW_MODE=none: no profile, no trace, samples still" \
+        '(.trace | length == 0) and ([.threads[] | .files.profile] | all(. == null)) and (.samples | length > 0 or true)' \
+        m-none.all.json
+}
+
 "case_$case_"
 [ $failures -eq 0 ] || exit 1
 echo "runtime.$case_: ok"

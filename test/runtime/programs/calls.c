@@ -15,15 +15,22 @@ __attribute__((noinline)) static void middle(int k)
         leaf(k * 100 + i);
 }
 
+static volatile int depth_seen;
+
 __attribute__((noinline)) static int rec(int n)
 {
-    return n == 0 ? 0 : 1 + rec(n - 1);
+    if (n == 0)
+        return 0;
+    int below = rec(n - 1);
+    depth_seen = below; /* work after the call: no tail-recursion elimination */
+    return below + 1;
 }
 
 int main(void)
 {
     for (int k = 0; k < 10; k++)
         middle(k);
-    printf("sink %d rec %d\n", sink, rec(9));
+    volatile int nine = 9; /* not a constant the optimizer could fold rec() with */
+    printf("sink %d rec %d\n", sink, rec(nine));
     return 0;
 }
