@@ -403,6 +403,30 @@ static LLVMMetadataRef entry_location(struct instrumenter *in, LLVMValueRef func
         in->context, line ? line : LLVMDISubprogramGetLine(subprogram), 0, subprogram, NULL);
 }
 
+/* The function's enable switch (GASP_C_FUNC_GATED): a private byte, 1
+ * until the tool clears it to throttle the function. */
+static LLVMValueRef function_gate(struct instrumenter *in)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(in->context);
+    LLVMValueRef gate = LLVMAddGlobal(in->module, i8, "__ppw_gasp_gate");
+    LLVMSetInitializer(gate, LLVMConstInt(i8, 1, 0));
+    LLVMSetLinkage(gate, LLVMPrivateLinkage);
+    LLVMSetAlignment(gate, 1);
+    return gate;
+}
+
+/* guard && *gate, the gate read once (atomically: another thread's tool
+ * call may clear it) so that START and END stay paired. */
+static LLVMValueRef gated_guard(struct instrumenter *in, LLVMValueRef guard, LLVMValueRef gate)
+{
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(in->context);
+    LLVMValueRef on = LLVMBuildLoad2(in->builder, i8, gate, "gasp.gate");
+    LLVMSetOrdering(on, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(on, 1);
+    LLVMValueRef open = LLVMBuildICmp(in->builder, LLVMIntNE, on, LLVMConstInt(i8, 0, 0), "");
+    return LLVMBuildAnd(in->builder, guard, open, "gasp.func.on");
+}
+
 static void add_entry_exit(struct instrumenter *in, LLVMValueRef function, LLVMValueRef guard,
                            LLVMValueRef entry_point, LLVMMetadataRef entry_loc,
                            const struct sites *sites)
@@ -417,14 +441,18 @@ static void add_entry_exit(struct instrumenter *in, LLVMValueRef function, LLVMV
     size_t length = 0;
     const char *signature = function_signature(function, &length);
     /* One string per function: GASP tools may match START and END by pointer. */
-    LLVMValueRef funcsig = private_string(in, signature, length, "__ppw_gasp_func");
+    LLVMValueRef payload[2] = {private_string(in, signature, length, "__ppw_gasp_func"),
+                               function_gate(in)};
+    /* The builder is still where the guard was computed, at the top of the
+     * entry block. */
+    LLVMValueRef func_guard = gated_guard(in, guard, payload[1]);
 
-    enter_guarded_block(in, guard, entry_point, entry_loc);
-    build_notify(in, GASP_C_FUNC, GASP_START, &place, &funcsig, 1);
+    enter_guarded_block(in, func_guard, entry_point, entry_loc);
+    build_notify(in, GASP_C_FUNC_GATED, GASP_START, &place, payload, 2);
     for (size_t i = 0; i < sites->return_count; i++) {
         LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(sites->returns[i]);
-        enter_guarded_block(in, guard, sites->returns[i], loc ? loc : entry_loc);
-        build_notify(in, GASP_C_FUNC, GASP_END, &place, &funcsig, 1);
+        enter_guarded_block(in, func_guard, sites->returns[i], loc ? loc : entry_loc);
+        build_notify(in, GASP_C_FUNC_GATED, GASP_END, &place, payload, 2);
     }
     in->functions++;
 }

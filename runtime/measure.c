@@ -53,6 +53,7 @@ struct region_state {
     uint64_t mean_ns;     /* mean inclusive time when throttled */
     uint32_t throttled;
     uint32_t throttle_slot; /* slot index + 1; 0: none yet */
+    unsigned char *gate;    /* GASP_C_FUNC_GATED's enable switch, when given */
 };
 
 struct cache_entry {
@@ -438,6 +439,10 @@ static void throttle(struct ppw_measure_thread *m, struct region_state *r, uint3
 {
     r->throttled = 1;
     r->mean_ns = r->incl_sum / r->calls;
+    /* Compiled code with an enable switch stops calling altogether, in
+     * every thread: a throttled probe then costs a load and a branch. */
+    if (r->gate && !m->scratch)
+        __atomic_store_n(r->gate, 0, __ATOMIC_RELAXED);
     throttle_update(m, r, region);
     if (!m->scratch && ppw_regions_claim_note(region))
         ppw_runfile_note(0, "throttled region %s after %llu calls, mean %llu ns (thread %u)",
@@ -627,8 +632,12 @@ void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t ty
     const char *desc = NULL, *funcsig = NULL;
     const struct ppw_tag_info *ti = NULL;
     uint32_t region = 0;
-    if (tag == GASP_C_FUNC) {
+    unsigned char *gate = NULL;
+    if (tag == GASP_C_FUNC || tag == GASP_C_FUNC_GATED) {
         funcsig = ap ? va_arg(*ap, const char *) : NULL;
+        if (tag == GASP_C_FUNC_GATED && ap)
+            gate = va_arg(*ap, unsigned char *);
+        tag = GASP_C_FUNC; /* one region, whichever form the compiler used */
         const struct frame *top = &m->stack[m->top];
         if (type == GASP_END && top->funcsig == funcsig && funcsig)
             region = top->region; /* the usual END: no lookup */
@@ -638,6 +647,8 @@ void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t ty
     struct region_state *r = region ? region_state(m, region) : NULL;
     if (!r)
         return;
+    if (gate)
+        r->gate = gate;
     int traced, pushed = 0;
     switch (type) {
     case GASP_START: {

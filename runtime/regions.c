@@ -28,16 +28,15 @@ static pthread_once_t tags_once = PTHREAD_ONCE_INIT;
 static void build_tags(void)
 {
 #define TAG_ROW(tag, text, opv)                                                                    \
-    if ((tag) != GASP_C_FUNC) {                                                                    \
+    if ((tag) != GASP_C_FUNC && (tag) != GASP_C_FUNC_GATED) {                                      \
         tags[(tag)-TAG_BASE].name = (text);                                                        \
         tags[(tag)-TAG_BASE].op = (opv);                                                           \
     }
     PPW_GASP_TAGS(TAG_ROW)
 #undef TAG_ROW
-    /* Rows sharing a tag may differ (__kmpc_omp_task's END has a result,
-     * __kmpc_taskloop's not; MPI_Init forwards no operand, MPI_Init_thread
-     * one): take the largest count, so that no forwarded operand is lost.
-     * The extra value is then undefined; readers use the record's nargs. */
+    /* Rows sharing a tag agree on their varargs (test/runtime checks it);
+     * the maximum is taken anyway, so that no forwarded operand is lost
+     * should a row ever differ. */
 #define CALL_ROW(tag, callee, opv, mask, has_result)                                               \
     {                                                                                              \
         struct ppw_tag_info *ti = &tags[(tag)-TAG_BASE];                                           \

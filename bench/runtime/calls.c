@@ -41,7 +41,7 @@ __attribute__((noinline)) static double chunk(double x, int base)
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 40;
+    int reps = argc > 1 ? atoi(argv[1]) : 400;
     int next = 0;
     struct node *root = build(16, &next);
     long sum = 0;

@@ -23,7 +23,7 @@ static double residual(const double *a, const double *b)
 
 int main(int argc, char **argv)
 {
-    int iters = argc > 1 ? atoi(argv[1]) : 300;
+    int iters = argc > 1 ? atoi(argv[1]) : 1000;
     double *a = calloc(N * N, sizeof(double)), *b = calloc(N * N, sizeof(double));
     for (int i = 0; i < N; i++)
         a[i] = b[i] = 1.0;

@@ -77,6 +77,13 @@ unsigned int gasp_create_event(gasp_context_t context, const char *name, const c
  * in a library that is later unloaded can still be symbolized). */
 #define GASP_C_DLOPEN 1005u  /* S file, mode; E + handle */
 #define GASP_C_DLCLOSE 1006u /* S,E handle; E + result */
+/* GASP_C_FUNC with an enable switch, as the ppw pass emits it:
+ *   S,E  const char *funcsig, unsigned char *enable
+ * The compiled code tests *enable (read once at function entry, so START
+ * and END stay paired) before calling; a tool may store 0 there to stop a
+ * function's events in every thread: throttling without a residual call.
+ * Otherwise the same event as GASP_C_FUNC. */
+#define GASP_C_FUNC_GATED 1007u
 
 /* pthreads */
 #define GASP_PTHREAD_CREATE 1100u

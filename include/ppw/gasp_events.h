@@ -16,7 +16,8 @@
  * the END event that many plus has_result.  Rows that share a tag must agree
  * on both (test/runtime checks it), so the tool can read a tag's varargs
  * without knowing which callee produced it.  GASP_C_FUNC is not in the table:
- * it carries `const char *funcsig` on both events, as GASP specifies. */
+ * it carries `const char *funcsig` on both events, as GASP specifies
+ * (GASP_C_FUNC_GATED, which the pass emits, adds the enable switch). */
 #ifndef PPW_GASP_EVENTS_H
 #define PPW_GASP_EVENTS_H
 
@@ -129,6 +130,7 @@ enum ppw_op {
  * readers).  GASP_C_FUNC is first. */
 #define PPW_GASP_TAGS(X)                                                                        \
     X(GASP_C_FUNC, "GASP_C_FUNC", PPW_OP_FUNCTION)                                              \
+    X(GASP_C_FUNC_GATED, "GASP_C_FUNC_GATED", PPW_OP_FUNCTION)                                  \
     X(GASP_C_MALLOC, "GASP_C_MALLOC", PPW_OP_MEM_ALLOC)                                         \
     X(GASP_C_REALLOC, "GASP_C_REALLOC", PPW_OP_MEM_ALLOC)                                       \
     X(GASP_C_FREE, "GASP_C_FREE", PPW_OP_MEM_FREE)                                              \

@@ -82,8 +82,8 @@ case_options() {
     expect_events "" "$calls"
     expect_events "inst" "$calls"
     expect_events "inst-local" "$calls"
-    expect_events "inst-functions" "1000 $calls"
-    expect_events "verbose inst-functions" "1000 $calls"
+    expect_events "inst-functions" "1001 1002 1003 1004 1007 1100 1101 1102 1104 "
+    expect_events "verbose inst-functions" "1001 1002 1003 1004 1007 1100 1101 1102 1104 "
     grep -q 'GASP events: 2 functions with entry/exit, 8 calls wrapped' "$work/o.err" ||
         fail "verbose: no GASP summary: $(cat "$work/o.err")"
     expect_events "no-inst" ""
@@ -91,7 +91,7 @@ case_options() {
     # The last inst option wins; other tokens do not disturb.
     expect_events "inst-functions,no-inst" ""
     expect_events "no-inst, inst" "$calls"
-    expect_events "no-export,inst-functions" "1000 $calls"
+    expect_events "no-export,inst-functions" "1001 1002 1003 1004 1007 1100 1101 1102 1104 "
 
     # Tokens are whole words: 'noverbose' is no 'verbose', and is warned about once.
     expect_events "noverbose" "$calls"
@@ -108,7 +108,7 @@ case_options() {
         grep -q "only.txt:4: unknown GASP event 'GASP_NO_SUCH_EVENT' ignored" "$work/o.err" ||
         fail "inst-only unknown name: $(cat "$work/o.err")"
     printf 'GASP_C_FUNC\n' >"$work/func.txt"
-    expect_events "inst-only=$work/func.txt" "1000 "
+    expect_events "inst-only=$work/func.txt" "1007 "
     expect_events "inst-functions,inst-only=$work/only.txt" "1102 "
 
     # An unreadable file fails the compile with one clear error, no output.

@@ -8,10 +8,10 @@
 
 // CHECK-NOT: "instrument-function-
 // CHECK-LABEL: define {{.*}}i32 @quiet(
-// CHECK-NOT: i32 1000,
+// CHECK-NOT: i32 1007,
 // CHECK: @gasp_event_notify(ptr null, i32 1001, i32 0,
 // CHECK: @gasp_event_notify(ptr null, i32 1003, i32 1,
-// CHECK-NOT: i32 1000,
+// CHECK-NOT: i32 1007,
 // CHECK: ret i32
 __attribute__((no_instrument_function)) int quiet(int x)
 {
@@ -21,8 +21,8 @@ __attribute__((no_instrument_function)) int quiet(int x)
 }
 
 // CHECK-LABEL: define {{.*}}i32 @loud(
-// CHECK: @gasp_event_notify(ptr null, i32 1000, i32 0,
-// CHECK: @gasp_event_notify(ptr null, i32 1000, i32 1,
+// CHECK: @gasp_event_notify(ptr null, i32 1007, i32 0,
+// CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1,
 // CHECK: ret i32
 int loud(int x)
 {
@@ -30,7 +30,7 @@ int loud(int x)
 }
 
 // CHECK-LABEL: define {{.*}}i32 @main(
-// CHECK: @gasp_event_notify(ptr null, i32 1000, i32 0,
+// CHECK: @gasp_event_notify(ptr null, i32 1007, i32 0,
 // CHECK-NOT: __cyg_profile
 // CHECK-NOT: "instrument-function-
 int main(int argc, char **argv)

@@ -10,15 +10,20 @@
 ; same funcsig pointer.
 ; CHECK-LABEL: define i32 @three(
 ; CHECK: [[ON:%.+]] = icmp ne ptr @gasp_event_notify, null
-; CHECK-NEXT: br i1 [[ON]], label %[[START:.+]], label
+; The function's enable switch is read once, atomically, and gates every
+; function event (GASP_C_FUNC_GATED); library-call events use [[ON]] alone.
+; CHECK-NEXT: [[GATE:%.+]] = load atomic i8, ptr @__ppw_gasp_gate{{[.0-9]*}} monotonic
+; CHECK-NEXT: [[OPEN:%.+]] = icmp ne i8 [[GATE]], 0
+; CHECK-NEXT: [[FUNC_ON:%.+]] = and i1 [[ON]], [[OPEN]]
+; CHECK-NEXT: br i1 [[FUNC_ON]], label %[[START:.+]], label
 ; CHECK: [[START]]:
-; CHECK-NEXT: call void (ptr, i32, i32, ptr, i32, i32, ...) @gasp_event_notify(ptr null, i32 1000, i32 0, ptr null, i32 0, i32 0, ptr [[THREE]])
+; CHECK-NEXT: call void (ptr, i32, i32, ptr, i32, i32, ...) @gasp_event_notify(ptr null, i32 1007, i32 0, ptr null, i32 0, i32 0, ptr [[THREE]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK: icmp slt i32 %x, 0
-; CHECK: @gasp_event_notify(ptr null, i32 1000, i32 1, ptr null, i32 0, i32 0, ptr [[THREE]])
+; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr null, i32 0, i32 0, ptr [[THREE]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK: ret i32 -1
-; CHECK: @gasp_event_notify(ptr null, i32 1000, i32 1, ptr null, i32 0, i32 0, ptr [[THREE]])
+; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr null, i32 0, i32 0, ptr [[THREE]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK: ret i32 0
-; CHECK: @gasp_event_notify(ptr null, i32 1000, i32 1, ptr null, i32 0, i32 0, ptr [[THREE]])
+; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr null, i32 0, i32 0, ptr [[THREE]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK: ret i32 1
 ; CHECK-NOT: @gasp_event_notify
 ; CHECK-LABEL: define i32 @forward(
@@ -94,11 +99,11 @@ define available_externally i32 @elsewhere() {
 
 ; Function events enclose the call events, in order.
 ; CHECK-LABEL: define void @caller(
-; CHECK: @gasp_event_notify(ptr null, i32 1000, i32 0, ptr null, i32 0, i32 0, ptr [[CALLER]])
+; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 0, ptr null, i32 0, i32 0, ptr [[CALLER]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK: @gasp_event_notify(ptr null, i32 1003, i32 0, ptr null, i32 0, i32 0, i64 %{{.+}})
 ; CHECK: call void @free(ptr %p)
 ; CHECK: @gasp_event_notify(ptr null, i32 1003, i32 1, ptr null, i32 0, i32 0, i64 %{{.+}})
-; CHECK: @gasp_event_notify(ptr null, i32 1000, i32 1, ptr null, i32 0, i32 0, ptr [[CALLER]])
+; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr null, i32 0, i32 0, ptr [[CALLER]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK-NEXT: br label
 ; CHECK: ret void
 define void @caller(ptr %p) {

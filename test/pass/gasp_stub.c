@@ -82,8 +82,12 @@ void gasp_event_notify(gasp_context_t context, unsigned int tag, gasp_evttype_t 
     va_start(args, col);
     if (context != NULL)
         abort(); /* ppw passes the thread's implicit context */
-    if (tag == GASP_C_FUNC) {
-        count_function(va_arg(args, const char *), type);
+    if (tag == GASP_C_FUNC_GATED) {
+        const char *funcsig = va_arg(args, const char *);
+        unsigned char *gate = va_arg(args, unsigned char *);
+        if (!gate || *gate != 1)
+            abort(); /* the switch is open, or the call would not happen */
+        count_function(funcsig, type);
         va_end(args);
         return;
     }

@@ -247,6 +247,14 @@ case_modes() {
     check "middle() counted 10 times" "$counts calls(\"middle\") == 10" prof.json
     check "rec() counted 10 times (recursion)" "$counts calls(\"rec\") == 10" prof.json
     check "main() counted once" "$counts calls(\"main\") == 1" prof.json
+    # Throttling: a tiny function stops being timed after N calls, and the
+    # compiled code stops calling libppw (its enable switch is cleared).
+    PPW_THROTTLE_CALLS=100 PPW_THROTTLE_USEC=1000 run_ppw m-thr ./calls.inst
+    "$blame" profile m-thr --format json >thr.json || { fail "ppw-blame profile (throttled)"; return; }
+    check "leaf() throttled after exactly 100 calls, then no more calls into libppw" \
+        '[.throttled[] | select(.name == "leaf") | .calls_before == 100 and .calls_after == 0] == [true]' \
+        thr.json
+    check "middle() is not throttled" '[.throttled[] | select(.name == "middle")] | length == 0' thr.json
     dump m-trace all || return
     check "trace mode: 1000 START and 1000 END events of leaf()" \
         '[.trace[] | select(.name == "leaf")] | (map(select(.event == "start")) | length) == 1000
