@@ -268,6 +268,25 @@ case_modes() {
         m-none.all.json
 }
 
+case_user_events() {
+    "$clang" -g -O2 -I"$here/../../include" "$programs/user_events.c" -o user_events.plain
+    "$clang" -g -O2 -I"$here/../../include" "$programs/user_events.c" -o user_events \
+        -L"$lib" -Wl,-rpath,"$lib" -lppw -Wl,--build-id
+    ./user_events.plain >plain.out
+    grep -q "id none" plain.out || fail "without libppw the API must be inert: $(cat plain.out)"
+    PPW_MODE=profile,trace run_ppw ue ./user_events
+    grep -q "id given" ue.out || fail "ppw_create_event gave no id: $(cat ue.out)"
+    dump ue all || return
+    check "the user region is named and traced with its formatted description" \
+        '[.trace[] | select(.name == "solve" and .event == "start") | .description]
+         == ["iteration 0 of three", "iteration 1 of three", "iteration 2 of three"]' ue.all.json
+    check "ppw_control(0) pauses samples: about 200 dropped as paused" \
+        '.threads[0].dropped.paused >= 150' ue.all.json
+    "$blame" profile ue --format json >ue.prof.json || { fail "ppw-blame profile"; return; }
+    check "three timed calls of the user region" \
+        '[.rows[] | select(.name == "solve") | .calls] | add == 3' ue.prof.json
+}
+
 "case_$case_"
 [ $failures -eq 0 ] || exit 1
 echo "runtime.$case_: ok"
