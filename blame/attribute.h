@@ -1,0 +1,65 @@
+/* Blame attribution (seed 002 §4.1.4-4.1.6): weighted, glued stacks of
+ * source frames in, inclusive and exclusive blame per variable out.
+ *
+ * A stack's frames are innermost first.  frames[0] is the sampled location
+ * in the leaf function; every other frame is the call site, in its
+ * function, of the frame before it.  Frames of code without a blame graph
+ * (libc, libomp...) may appear: they are charged to the nearest user frame's
+ * call site through the library table (ppw/libcalls.h).  Identical stacks
+ * should be merged by the caller (weights add), so that the cost of
+ * attribution grows with unique stacks, not samples. */
+#ifndef PPW_BLAME_ATTRIBUTE_H
+#define PPW_BLAME_ATTRIBUTE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct ppw_static_graph;
+
+struct ppw_blame_frame {
+    const char *function; /* linkage or source name as the static graph knows it; NULL: unknown */
+    const char *file;     /* NULL when unknown */
+    uint32_t line, col;   /* 0 when unknown; col 0 matches any column on the line */
+};
+
+struct ppw_blame_stack {
+    const struct ppw_blame_frame *frames;
+    size_t nframes;
+    uint64_t samples; /* samples merged into this stack */
+    double weight;    /* their metric total (seconds, or cycles) */
+    uint32_t thread;
+};
+
+struct ppw_blame_options {
+    const char *blame_point; /* stop propagating at this function; NULL: main and thread roots */
+};
+
+/* One blamed variable.  inclusive/exclusive are sample counts (weights in
+ * *_weight); percentages are the caller's business (of total samples). */
+struct ppw_blame_var {
+    const char *name;     /* access path for fields: grid.cells[].energy */
+    const char *function; /* declaring function; NULL for globals */
+    const char *kind;     /* local, parameter, global, field, heap, return */
+    const char *type;
+    const char *decl_file;
+    uint32_t decl_line;
+    const char *context;  /* the declaring function's path from main: "main > solve > step" */
+    uint64_t inclusive, exclusive;
+    double inclusive_weight, exclusive_weight;
+};
+
+struct ppw_blame_result {
+    struct ppw_blame_var *vars;
+    size_t nvars;
+    uint64_t total_samples;
+    double total_weight;
+};
+
+int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_blame_stack *stacks,
+                        size_t nstacks, const struct ppw_blame_options *options,
+                        struct ppw_blame_result **out, struct ppw_err *err);
+void ppw_blame_result_free(struct ppw_blame_result *result);
+
+#endif

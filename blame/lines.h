@@ -1,0 +1,40 @@
+/* Source-level symbolization with libdwarf: a PC of a run's module to its
+ * function, file, line and column, with inlined frames expanded, so that
+ * -O2 builds attribute as well as -O0.  Modules are found through the run's
+ * module map and must match its build-ids (symbols.h resolves the file,
+ * including separate debug files). */
+#ifndef PPW_BLAME_LINES_H
+#define PPW_BLAME_LINES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct ppw_symbols;
+struct ppw_lines;
+
+struct ppw_source_frame {
+    const char *function; /* source name (DW_AT_name); NULL when unknown; owned by ppw_lines */
+    const char *linkage;  /* linkage name when it differs, else NULL */
+    const char *file;     /* as the static graph spells it (DW_AT_name of the line table's file) */
+    uint32_t line, col;
+    bool inlined;         /* this frame was inlined into the next one */
+};
+
+int ppw_lines_new(struct ppw_symbols *syms, struct ppw_lines **out, struct ppw_err *err);
+void ppw_lines_free(struct ppw_lines *lines);
+
+/* The source frames at pc, innermost (deepest inlined) first, at most max;
+ * returns how many.  exact as in ppw_symbols_lookup (a return address is
+ * looked up at pc - 1).  0 when the module has no DWARF: the caller falls
+ * back to ppw_symbols for a function name.  For an inlined chain, frame k's
+ * line/col are where frame k-1 was inlined (DW_AT_call_line/column). */
+size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
+                        struct ppw_source_frame *out, size_t max);
+
+/* Why module has no usable DWARF (for "build with -g" errors), or NULL. */
+const char *ppw_lines_module_error(struct ppw_lines *lines, const void *module);
+
+#endif
