@@ -217,8 +217,7 @@ static void put_trace(struct run_file *f, uint64_t time, uint32_t region, uint16
     rf_record(f, PPW_EVT_TRACE, &t, sizeof t, args, nargs * sizeof *args, strings);
 }
 
-static void put_module(struct run_file *f, uint32_t kind, const struct run_image *img,
-                       uint32_t flags)
+void rf_module(struct run_file *f, uint32_t kind, const struct run_image *img, uint32_t flags)
 {
     struct ppw_rec_module m = {.load_bias = img->bias,
                                .lo = img->lo,
@@ -257,15 +256,15 @@ static void build_run_file(struct sample_run *sr, unsigned flags)
     rf_record(f, PPW_RUN_CONFIG, &config, sizeof config, NULL, 0, NULL);
     struct ppw_rec_calib calib = {1000, 100.0, 30.0, 10.0, 20.0, 1500.0};
     rf_record(f, PPW_RUN_CALIB, &calib, sizeof calib, NULL, 0, NULL);
-    put_module(f, PPW_RUN_MODULE, &sr->exe, PPW_MODULE_EXE);
-    put_module(f, PPW_RUN_MODULE, &sr->libc, 0);
+    rf_module(f, PPW_RUN_MODULE, &sr->exe, PPW_MODULE_EXE);
+    rf_module(f, PPW_RUN_MODULE, &sr->libc, 0);
     struct run_image omp = {
         "/nonexistent/libomp.so.5", 0x7e0000000000, SAMPLE_OMP_LO, SAMPLE_OMP_LO + 0x10000, {0}, 0};
-    put_module(f, PPW_RUN_MODULE, &omp, PPW_MODULE_PARALLEL);
+    rf_module(f, PPW_RUN_MODULE, &omp, PPW_MODULE_PARALLEL);
     struct run_image gone = {
         "/nonexistent/libgone.so", 0x7e0000000000, 0x7e0000001000, 0x7e0000002000, {0}, 0};
-    put_module(f, PPW_RUN_MODULE, &gone, 0);
-    put_module(f, PPW_RUN_UNMODULE, &gone, 0);
+    rf_module(f, PPW_RUN_MODULE, &gone, 0);
+    rf_module(f, PPW_RUN_UNMODULE, &gone, 0);
     put_region(f, 1, PPW_REGION_FUNCTION, 1000, PPW_OP_FUNCTION, "main", 10);
     put_region(f, 2, PPW_REGION_FUNCTION, 1000, PPW_OP_FUNCTION, "work", 20);
     put_region(f, 3, PPW_REGION_CALLSITE, 1001, PPW_OP_MEM_ALLOC, "malloc", 22);

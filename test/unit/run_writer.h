@@ -54,6 +54,10 @@ struct run_image {
 /* Returns 0, or -1 when no loaded module holds addr. */
 int run_image_of(const void *addr, struct run_image *img);
 
+/* Appends a MODULE record for img (an UNMODULE when kind says so: its path
+ * is left empty). */
+void rf_module(struct run_file *f, uint32_t kind, const struct run_image *img, uint32_t flags);
+
 /* Functions the sample stacks run through (noinline, distinct bodies). */
 int run_fixture_leaf(int x);
 int run_fixture_compute(int x);

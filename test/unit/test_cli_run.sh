@@ -60,15 +60,20 @@ check spawns '[.spawns[] | [.tag, .parent_tag, .kind, .creator, .chain]]
 check sample_keys 'all(.samples[];
     keys_unsorted == ["thread", "time_ns", "weight", "spawn_tag", "stack_id", "flags", "stack",
                       "glued", "reaches_main", "complete", "glue_error"]
-    and all(.stack[]; keys_unsorted == ["pc", "module", "offset", "function"]
-                      and (.pc | test("^0x[0-9a-f]+$")))
-    and all(.glued[]; keys_unsorted == ["pc", "module", "offset", "function", "spawn"])
+    and all(.stack[]; keys_unsorted == ["pc", "module", "offset", "function", "source"]
+                      and (.pc | test("^0x[0-9a-f]+$")) and (.source | type) == "array")
+    and all(.glued[]; keys_unsorted == ["pc", "module", "offset", "function", "source", "spawn"])
     and ([.glued[] | select(.spawn == null) | del(.spawn)] as $own
          | $own == .stack[:($own | length)]))'
 check sample_main '.samples[0] | .thread == 0 and .flags == ["leaf_pc"]
     and [.stack[].function] == ["run_fixture_leaf", "run_fixture_compute", "main",
                                 "__libc_start_main"]
     and .reaches_main and .complete and .glue_error == null and .weight == 1000000'
+# source lines: run_writer.c is built with -g; the made-up libomp has none
+check sample_source '.samples[0].stack[0].source as $s
+    | ($s | length) == 1 and $s[0].function == "run_fixture_leaf"
+    and ($s[0].file | endswith("run_writer.c")) and $s[0].line > 0 and ($s[0].inlined | not)
+    and .samples[3].stack[2].source == []'
 check sample_truncated '.samples[1] | .flags == ["truncated", "leaf_pc"] and (.complete | not)
     and (.reaches_main | not)'
 # in a task: the frames beneath the task's code, in the parallel runtime, are not glued

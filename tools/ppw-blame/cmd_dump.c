@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "dump.h"
 #include "json.h"
+#include "lines.h"
 #include "read_run.h"
 #include "symbols.h"
 
@@ -29,6 +30,10 @@ static const char *const thread_roots[] = {
     "clone3", "__clone3",
 };
 
+/* Source frames for the JSON frames: one per command, beside d->syms
+ * (struct dump, in dump.h, is shared with dump_run.c, which needs none). */
+static struct ppw_lines *dump_lines;
+
 /* ---- frames ---- */
 
 static void text_frame(struct dump *d, size_t n, uint64_t pc, const struct ppw_symbol *sym)
@@ -41,6 +46,23 @@ static void text_frame(struct dump *d, size_t n, uint64_t pc, const struct ppw_s
         fprintf(d->out, "+0x%" PRIx64 ")", sym->offset);
     }
     putc('\n', d->out);
+}
+
+/* ,"source":[...]: the frame's source frames, innermost (inlined) first. */
+static void json_source(struct dump *d, uint64_t pc, bool exact)
+{
+    struct ppw_source_frame source[64];
+    size_t n = dump_lines ? ppw_lines_lookup(dump_lines, pc, exact, source, 64) : 0;
+    fputs(",\"source\":[", d->out);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",{\"function\":" : "{\"function\":", d->out);
+        json_string_or_null(d->out, source[i].function);
+        fputs(",\"file\":", d->out);
+        json_string_or_null(d->out, source[i].file);
+        fprintf(d->out, ",\"line\":%" PRIu32 ",\"col\":%" PRIu32 ",\"inlined\":%s}", source[i].line,
+                source[i].col, source[i].inlined ? "true" : "false");
+    }
+    putc(']', d->out);
 }
 
 static void json_frame(struct dump *d, uint64_t pc, const struct ppw_symbol *sym)
@@ -70,6 +92,7 @@ static void print_frames(struct dump *d, const uint64_t *frames, size_t n, uint1
         if ((*numbered)++)
             putc(',', d->out);
         json_frame(d, frames[i], &sym);
+        json_source(d, frames[i], i == 0 && (flags & PPW_STACK_LEAF_PC));
         if (spawn_key && tag)
             fprintf(d->out, ",\"spawn\":%" PRIu32, tag);
         else if (spawn_key)
@@ -473,6 +496,8 @@ int cmd_dump(int argc, char **argv)
         rc = ppw_run_load(path, &run, &err);
     if (!rc)
         rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &d.syms, &err);
+    if (!rc && d.json)
+        rc = ppw_lines_new(d.syms, &dump_lines, &err);
     if (!rc && run->spawn_count && !(d.chain = calloc(run->spawn_count, sizeof *d.chain)))
         rc = ppw_err_set(&err, PPW_ENOMEM, "out of memory");
     if (!rc) {
@@ -480,6 +505,8 @@ int cmd_dump(int argc, char **argv)
         print_dump(&d, what);
     }
     free(d.chain);
+    ppw_lines_free(dump_lines);
+    dump_lines = NULL;
     ppw_symbols_free(d.syms);
     ppw_run_free(run);
     free(path);
