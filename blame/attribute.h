@@ -33,7 +33,8 @@ struct ppw_blame_stack {
 };
 
 struct ppw_blame_options {
-    const char *blame_point; /* stop propagating at this function; NULL: main and thread roots */
+    const char *blame_point; /* stop propagating at this function (its variables are blamed,
+                                its callers' are not); NULL: main, and thread roots */
 };
 
 /* One blamed variable.  inclusive/exclusive are sample counts (weights in
@@ -41,22 +42,34 @@ struct ppw_blame_options {
 struct ppw_blame_var {
     const char *name;     /* access path for fields: grid.cells[].energy */
     const char *function; /* declaring function; NULL for globals */
-    const char *kind;     /* local, parameter, global, field, heap, return */
+    const char *kind;     /* local, parameter, global, static, field, return */
     const char *type;
     const char *decl_file;
     uint32_t decl_line;
-    const char *context;  /* the declaring function's path from main: "main > solve > step" */
+    const char *context;  /* the declaring function's path from main: "main > solve > step",
+                             the one most of its samples came through; NULL for globals and
+                             statics (program-level) */
     uint64_t inclusive, exclusive;
     double inclusive_weight, exclusive_weight;
 };
 
+struct ppw_arena;
+
+/* vars are sorted by inclusive blame, then exclusive, function and name.
+ * Strings point into the static graph (which must outlive the result) or
+ * into the result's arena (context). */
 struct ppw_blame_result {
     struct ppw_blame_var *vars;
     size_t nvars;
     uint64_t total_samples;
     double total_weight;
+    uint64_t unattributed; /* samples of stacks without any frame of a function with a graph */
+    struct ppw_arena *arena;
 };
 
+/* Attributes every stack (seed 002 §4.1.4-4.1.6; docs/ppw-blame.md,
+ * "Attribution").  Errors: PPW_ENOTFOUND (no function is named
+ * options->blame_point), PPW_ENOMEM. */
 int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_blame_stack *stacks,
                         size_t nstacks, const struct ppw_blame_options *options,
                         struct ppw_blame_result **out, struct ppw_err *err);

@@ -107,6 +107,13 @@ int cli_run_dir(const char *dir, char **out, struct ppw_err *err)
 int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
               const char **positional, bool *help, struct ppw_err *err)
 {
+    return cli_parse_flags(argc, argv, options, count, NULL, 0, positional, help, err);
+}
+
+int cli_parse_flags(int argc, char **argv, const struct cli_option *options, size_t count,
+                    const struct cli_flag *flags, size_t nflags, const char **positional,
+                    bool *help, struct ppw_err *err)
+{
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -125,6 +132,9 @@ int cli_parse(int argc, char **argv, const struct cli_option *options, size_t co
             *help = true;
             continue;
         }
+        for (size_t k = 0; k < nflags && rc == 0; k++)
+            if (strcmp(arg, flags[k].name) == 0)
+                *flags[k].set = true, rc = 1;
         for (size_t k = 0; k < count && rc == 0; k++)
             rc = cli_option_value(argc, argv, &i, options[k].name, options[k].value, err);
         if (rc < 0)

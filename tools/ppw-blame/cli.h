@@ -20,6 +20,9 @@ enum ppw_exit {
 int cmd_static(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_code(int argc, char **argv);
+int cmd_lines(int argc, char **argv);
 
 /* Prints "ppw-blame: error: <message>" on stderr; returns the exit status
  * for err->code. */
@@ -40,12 +43,23 @@ struct cli_option {
     const char **value; /* set to the option's value; the last one given wins */
 };
 
+/* An option without a value, for cli_parse_flags. */
+struct cli_flag {
+    const char *name; /* "--force" */
+    bool *set;        /* set to true when given */
+};
+
 /* Parses a command's argv[1..]: the options of the table (as "--name VALUE"
  * or "--name=VALUE"), -h/--help (sets *help), and at most one positional
  * argument ("-" included; "--" ends options).  Errors: PPW_EUSAGE, naming
  * argv[0]. */
 int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
               const char **positional, bool *help, struct ppw_err *err);
+
+/* cli_parse, also accepting the flags of a second table. */
+int cli_parse_flags(int argc, char **argv, const struct cli_option *options, size_t count,
+                    const struct cli_flag *flags, size_t nflags, const char **positional,
+                    bool *help, struct ppw_err *err);
 
 /* --format: NULL or "text" sets *json false, "json" true; else PPW_EUSAGE. */
 int cli_parse_format(const char *value, bool *json, struct ppw_err *err);

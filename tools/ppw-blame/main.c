@@ -1,6 +1,9 @@
 /* ppw-blame: dispatches to one cmd_<name>() per subcommand. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "ppw/run_format.h"
@@ -17,6 +20,9 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"report", cmd_report, "rank the variables by the samples that blame them (the default)"},
+    {"code", cmd_code, "the time per function, in full calling context"},
+    {"lines", cmd_lines, "the hot source lines"},
     {"static", cmd_static, "print the static blame graphs embedded in a binary"},
     {"dump", cmd_dump, "print what a run directory holds: records, stacks, spawns, trace"},
     {"profile", cmd_profile, "print a run's profile table, raw and compensated"},
@@ -24,7 +30,7 @@ static const struct command commands[] = {
 
 static void print_usage(FILE *out)
 {
-    fputs("usage: ppw-blame [--help | --version] <command> [<args>]\n\ncommands:\n", out);
+    fputs("usage: ppw-blame [--help | --version] [<command>] [<args>]\n\ncommands:\n", out);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fputs("\nRun 'ppw-blame <command> --help' for a command's options.\n", out);
@@ -40,8 +46,10 @@ static const struct command *find_command(const char *name)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2)
-        return cli_usage_error("no command given (see 'ppw-blame --help')");
+    static char report[] = "report";
+    char *report_argv[] = {report, NULL};
+    if (argc < 2) /* the default: report on the newest run directory */
+        return cmd_report(1, report_argv);
     const char *first = argv[1];
     if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
         print_usage(stdout);
@@ -55,6 +63,11 @@ int main(int argc, char **argv)
     if (first[0] == '-')
         return cli_usage_error("unknown option '%s' (see 'ppw-blame --help')", first);
     const struct command *command = find_command(first);
+    struct stat st;
+    if (!command && stat(first, &st) == 0 && S_ISDIR(st.st_mode)) {
+        argv[0] = report; /* ppw-blame DIR [options]: report on DIR */
+        return cmd_report(argc, argv);
+    }
     if (!command)
         return cli_usage_error("unknown command '%s' (see 'ppw-blame --help')", first);
     return command->run(argc - 1, argv + 1);

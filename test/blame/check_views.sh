@@ -1,0 +1,253 @@
+#!/bin/sh
+# ppw-blame report, code and lines on folded stacks over programs built
+# with ppw-cc: the two golden tables of seed 002 (Figures 3.3 and 4.9) at
+# -O0 and -O2, transfer through calls, OpenMP forks and tasks, pthreads,
+# fields, globals and library calls, the blame point, output shapes, text
+# width, and errors.
+#
+# usage: check_views.sh BUILD_DIR SOURCE_DIR WORKDIR [JQ]
+# Exits 77 (ctest SKIP) when jq is missing.
+set -u
+BUILD=$1 SRC=$2 W=$3 JQ=${4:-jq}
+PPW_BLAME=$BUILD/bin/ppw-blame PPW_CC=$BUILD/bin/ppw-cc
+. "$SRC/test/unit/cli_helpers.sh"
+
+command -v "$JQ" >/dev/null 2>&1 || { echo "SKIP: jq not found"; exit 77; }
+rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
+
+# check NAME FILTER: the jq filter must be true on out.txt
+check() {
+    "$JQ" -e "$2" out.txt >/dev/null || fail "json check $1: $(head -c 600 out.txt)"
+}
+# one_error_line PATTERN: err.txt is one "ppw-blame: error:" line matching PATTERN
+one_error_line() {
+    [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^ppw-blame: error: $1" err.txt \
+        || fail "expected one error line like '$1', got: $(cat err.txt)"
+}
+# width_ok: no line of out.txt is wider than 100 columns
+width_ok() {
+    awk -v what="$1" 'length($0) > 100 { print what ": " length($0) " columns: " $0; bad = 1 }
+                      END { exit bad }' out.txt >&2 || fail "$1: text wider than 100 columns"
+}
+build() { # NAME SOURCE LEVEL [FLAGS...]
+    name=$1 source=$2 level=$3
+    shift 3
+    "$PPW_CC" "-$level" "$@" "$source" -o "$name" 2>cc.log || { fail "ppw-cc $name"; cat cc.log; }
+}
+# var FUNCTION NAME: the jq expression of that variable's record
+var() { echo "(.variables[] | select(.function == $1 and .name == \"$2\"))"; }
+near() { echo "((($1) - ($2)) | fabs < 0.05)"; }
+
+# ---- golden: Figure 3.3 (foo at lines 5-17, called from main at line 22) ----
+cat >fig33.folded <<'EOF'
+# seed 002 Figure 3.3: sample points 1, 2 and 3
+main@22;foo@9 1
+main@22;foo@10 1
+main@22;foo@14 1
+EOF
+for level in O0 O2; do
+    build fig33_$level "$SRC/test/pass/fig33.c" $level
+    expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_$level --format json \
+        --top 0
+    check "fig33 $level foo" "$(near "$(var '"foo"' i).inclusive" 33.33) and
+        $(near "$(var '"foo"' temp).inclusive" 66.67) and $(near "$(var '"foo"' x).inclusive" 100)
+        and ([$(var '"foo"' med)] | length == 0)"
+    check "fig33 $level main" "$(near "$(var '"main"' data).inclusive" 100) and
+        $(near "$(var '"main"' r).inclusive" 66.67) and .total_samples == 3"
+    check "fig33 $level exclusive" "$(near "$(var '"foo"' i).exclusive" 33.33) and
+        $(near "$(var '"foo"' temp).exclusive" 33.33) and $(near "$(var '"foo"' x).exclusive" 33.33)
+        and $(near "$(var '"main"' data).exclusive" 33.33) and $(var '"main"' r).exclusive == 0"
+    check "fig33 $level context" "$(var '"foo"' x).context == \"main > foo\" and
+        $(var '"main"' data).context == \"main\""
+done
+ok fig33
+
+# ---- golden: Figure 4.9 (statements at lines 1-5, fig49 called at 2005) ----
+cat >fig49.folded <<'EOF'
+main@2005;fig49@1 1
+main@2005;fig49@fig49.c:2 1
+main@2005;fig49@2:9 1
+main@2005;fig49@3 1
+main@2005;fig49@5 1
+EOF
+for level in O0 O2; do
+    build fig49_$level "$SRC/test/pass/fig49.c" $level
+    expect_status 0 "$PPW_BLAME" report --folded fig49.folded --binary fig49_$level --format json
+    for row in "a 20 20" "b 80 40" "c 100 20" "i 20 20"; do
+        set -- $row
+        check "fig49 $level $1" "$(near "$(var '"fig49"' "$1").inclusive" "$2") and
+            $(near "$(var '"fig49"' "$1").exclusive" "$3")"
+    done
+done
+ok fig49
+
+# ---- the report's JSON shape ----
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json
+check shape 'keys_unsorted == ["total_samples", "metric", "variables"]
+    and (.metric | keys_unsorted == ["name", "unit", "total"]) and .metric.total == 3
+    and all(.variables[]; keys_unsorted == ["name", "function", "kind", "type", "decl",
+        "context", "samples", "inclusive", "exclusive"]
+        and (.inclusive >= 0 and .inclusive <= 100) and (.exclusive <= .inclusive)
+        and (.decl | test(":[0-9]+$")) and (.samples | type == "number"))
+    and ([.variables[].inclusive] == ([.variables[].inclusive] | sort | reverse))'
+check kinds "$(var '"foo"' x).kind == \"parameter\" and $(var '"foo"' i).kind == \"local\"
+    and $(var '"foo"' x).type == \"int *\" and ($(var '"foo"' x).decl | endswith(\"fig33.c:5\"))"
+ok report_json
+
+# ---- transfer: fields through a pointer parameter, by access path ----
+build fields "$SRC/test/pass/fields.c" O0
+echo 'main@20;heat@12 4' >fields.folded
+expect_status 0 "$PPW_BLAME" report --folded fields.folded --binary fields --format json
+check fields "$(var '"heat"' 'g->cells[].energy').inclusive == 100 and
+    $(var '"heat"' g).inclusive == 100 and $(var '"main"' g).inclusive == 100 and
+    $(var '"main"' 'g.cells[].energy').inclusive == 100 and $(var '"main"' g.cells).exclusive == 100"
+ok fields
+
+# ---- pthread_create: the worker's argument and its fields ----
+build pthread_struct "$SRC/test/pass/pthread_struct.c" O0 -pthread
+echo 'main@29;worker@13 3' >pthread.folded
+echo 'main@29;worker@14 1' >>pthread.folded
+expect_status 0 "$PPW_BLAME" report --folded pthread.folded --binary pthread_struct --format json
+check pthread "$(var '"main"' jobs).inclusive == 100 and
+    $(var '"main"' 'jobs[].result').inclusive == 100 and $(var '"main"' 'jobs[].result').exclusive == 25
+    and $(var '"worker"' 'arg->result').inclusive == 100 and $(var '"worker"' s).inclusive == 75
+    and ([$(var '"main"' data)] | length == 0)"
+ok pthread
+
+# ---- OpenMP: a parallel for (fork) and a task ----
+build omp_for "$SRC/test/pass/omp_for.c" O0 -fopenmp
+echo 'main@10;main.omp_outlined@10;main.omp_outlined_debug__@12 2' >omp.folded
+echo 'main@10;main.omp_outlined@10;main.omp_outlined_debug__@13 2' >>omp.folded
+expect_status 0 "$PPW_BLAME" report --folded omp.folded --binary omp_for --format json
+check omp_for "$(var '"main"' a).inclusive == 50 and $(var '"main"' sum).inclusive == 100 and
+    $(var '"main"' a).exclusive == 50 and $(var '"main.omp_outlined"' a).inclusive == 50
+    and ([$(var '"main"' n)] | length == 0)"
+build omp_task "$SRC/test/pass/omp_task.c" O0 -fopenmp
+echo 'main@8;main.omp_outlined@8;main.omp_outlined_debug__@11;.omp_task_entry.@11;.omp_outlined.@12 5' \
+    >task.folded
+expect_status 0 "$PPW_BLAME" report --folded task.folded --binary omp_task --format json
+check omp_task "$(var '"main"' x).inclusive == 100 and $(var '"main"' x).exclusive == 100 and
+    $(var '"main"' x).context == \"main\" and
+    $(var '"main.omp_outlined_debug__"' x).context == \"main > main.omp_outlined > main.omp_outlined_debug__\""
+ok openmp
+
+# ---- globals are one program-level variable ----
+build globals "$SRC/test/pass/globals.c" O0
+printf 'main@21;add@8 3\nmain@23;reset@15 1\nmain@23;reset@14 1\n' >globals.folded
+expect_status 0 "$PPW_BLAME" report --folded globals.folded --binary globals --format json
+check globals '([.variables[] | select(.name == "total")] | length == 1)
+    and (.variables[] | select(.name == "total") | .function == null and .context == null
+         and .kind == "global" and .inclusive == 80)
+    and (.variables[] | select(.name == "resets") | .kind == "static" and .function == "reset")'
+ok globals
+
+# ---- library code: charged to the call site, and to the written argument ----
+build libcall "$SRC/test/blame/libcall.c" O2
+printf 'main@12;strcpy 2\nmain@12;__strcpy_avx2 1\nmain@10;__memset_avx2_unaligned 1\n' >lib.folded
+expect_status 0 "$PPW_BLAME" report --folded lib.folded --binary libcall --format json
+check library "$(var '"main"' dst).inclusive == 100 and $(var '"main"' dst).exclusive == 75 and
+    $(var '"main"' src).exclusive == 25"
+ok library
+
+# ---- options: --exclusive, --top, --blame-point, formats ----
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
+    --exclusive --top 2
+check exclusive_top '(.variables | length == 2)
+    and ([.variables[].exclusive] == ([.variables[].exclusive] | sort | reverse))'
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
+    --blame-point foo --top 0
+check blame_point '([.variables[].function] | unique) == ["foo"]'
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format tsv --top 0
+awk -F'\t' 'NR == 1 { n = NF } NF != n || NF != 13 { exit 1 }' out.txt ||
+    fail "tsv: every row has the 13 columns of the header"
+grep -q "^x	foo	parameter	int \*	.*fig33.c	5	main > foo	3	1	100.000	33.333" out.txt ||
+    fail "tsv row of x: $(cat out.txt)"
+ok options
+
+# ---- code and lines ----
+expect_status 0 "$PPW_BLAME" code --folded fig33.folded --binary fig33_O0 --format json
+check code_tree '.total_samples == 3 and (.tree | length == 1) and .tree[0].function == "main"
+    and .tree[0].inclusive == 100 and .tree[0].self == 0 and .tree[0].call_line == null
+    and (.tree[0].children[0] | .function == "foo" and .call_line == 22 and .self == 100
+         and .self_samples == 3 and .children == [])'
+expect_status 0 "$PPW_BLAME" code --folded fig33.folded --binary fig33_O0 --flat --format json
+check code_flat '.functions == [{"function": "foo", "samples": 3, "self_samples": 3,
+    "inclusive": 100, "self": 100}, {"function": "main", "samples": 3, "self_samples": 0,
+    "inclusive": 100, "self": 0}]'
+expect_status 0 "$PPW_BLAME" code --folded lib.folded --binary libcall --flat --format json
+check code_library '(.functions[0] | .function == "main" and .samples == 4)
+    and (.functions[] | select(.function == "strcpy") | .self_samples == 2)'
+expect_status 0 "$PPW_BLAME" lines --folded fig33.folded --binary fig33_O0 --format json
+check lines '(.lines | length == 4) and (.lines[0:3] | all(.self_samples == 1 and .function == "foo"))
+    and ([.lines[0:3][].line] | sort) == [9, 10, 14]
+    and (.lines[3] | .line == 22 and .self == 0 and .inclusive == 100
+         and (.file | endswith("fig33.c")))'
+expect_status 0 "$PPW_BLAME" lines --folded lib.folded --binary libcall --format json
+check lines_library '.lines[0] | .line == 12 and .self_samples == 3 and .function == "main"'
+ok code_lines
+
+# ---- text: aligned, within 100 columns ----
+build wide "$SRC/test/blame/wide.c" O0
+deep=main@22
+i=0
+while [ $i -lt 40 ]; do
+    deep="$deep;a_function_with_a_really_long_name_to_check_the_widths_of_every_view_of_ppw_blame@13"
+    i=$((i + 1))
+done
+echo "$deep;a_function_with_a_really_long_name_to_check_the_widths_of_every_view_of_ppw_blame@15 7" \
+    >wide.folded
+for view in report "report --exclusive" code "code --flat" lines; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$PPW_BLAME" $view --folded wide.folded --binary wide --top 0
+    width_ok "$view"
+done
+expect_status 0 "$PPW_BLAME" report --folded wide.folded --binary wide --format json --top 0
+check wide "$(var '"main"' s).inclusive == 100"
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0
+width_ok report
+grep -q '^ 100.0   33.3         3         -  x  *param  *int \*  *fig33.c:5$' out.txt ||
+    fail "report text row of x: $(cat out.txt)"
+grep -q '^ *in main > foo$' out.txt || fail "report text context line"
+ok text
+
+# ---- errors ----
+printf 'main@22;foo@9 1\nmain@22;foo@9\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:2: expected frames and a count, as in 'main@20;foo@9 3'"
+printf 'main@22;foo@9 0x10\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: the count '0x10' is not a whole number from 1"
+printf 'main@22;foo@x9 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: frame 'foo@x9': the line must be a number"
+printf '\n# comment\nmain@22;;foo@9 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:3: frame '' has no function name"
+printf 'main@22;fooo@9 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" lines --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: no function named 'fooo' in the static graphs of fig33_O0"
+printf 'main@22;foo 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" code --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: frame 'foo' has a blame graph: give its location (foo@LINE)"
+expect_status 1 "$PPW_BLAME" report --folded fig33.folded --binary no-such-binary
+one_error_line "no-such-binary: "
+expect_status 1 "$PPW_BLAME" report --folded no-such.folded --binary fig33_O0
+one_error_line "no-such.folded: No such file or directory"
+cc -O0 "$SRC/test/pass/fig33.c" -o plain 2>/dev/null
+expect_status 1 "$PPW_BLAME" report --folded fig33.folded --binary plain
+one_error_line "plain: no .ppw.blame section (not built with ppw-cc"
+expect_status 1 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --blame-point nosuch
+one_error_line "blame point: no function named 'nosuch'"
+expect_status 2 "$PPW_BLAME" report --folded fig33.folded
+one_error_line "report: --folded needs --binary BIN"
+expect_status 2 "$PPW_BLAME" report somedir --folded fig33.folded --binary fig33_O0
+one_error_line "report: give a run directory or --folded FILE, not both"
+expect_status 2 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format xml
+one_error_line "report: unknown format 'xml' (expected text, tsv or json)"
+expect_status 2 "$PPW_BLAME" code --folded fig33.folded --binary fig33_O0 --top -1
+one_error_line "code: --top needs a number"
+expect_status 2 "$PPW_BLAME" lines --folded fig33.folded --binary fig33_O0 --flat
+one_error_line "lines: unknown option '--flat'"
+ok errors
+
+[ "$failures" -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }

@@ -1,0 +1,218 @@
+/* ppw-blame report: the flat data-centric view, variables ranked by the
+ * share of samples that blame them (blame/attribute.h).  Output shapes are
+ * documented in docs/ppw-blame.md. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "read_graph.h"
+#include "view.h"
+
+static const char usage[] =
+    "usage: ppw-blame report [DIR] [--top N] [--exclusive] [--blame-point FN]\n"
+    "                        [--format text|tsv|json] [--binary BIN] [--force]\n"
+    "       ppw-blame report --folded FILE --binary BIN [options]\n\n"
+    "Ranks the variables of the program by the share of samples that blame them:\n"
+    "inclusive (the samples of every line computing what the variable holds, in\n"
+    "its function and, through exit variables, in the functions it calls) and\n"
+    "exclusive (direct writes to it). One sample blames several variables, so the\n"
+    "shares add up to more than 100%.\n\n"
+    "DIR is a run directory (default: the ppw-* directory of the current directory\n"
+    "modified last); --folded reads folded stacks instead (docs/FORMATS.md).\n\n"
+    "  --top N            the N first variables (default 20; 0: all)\n"
+    "  --exclusive        rank by exclusive blame\n"
+    "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
+    "  --format FORMAT    text (default), tsv or json\n"
+    "  --binary BIN       the binary with the blame graphs (default: the run's executable)\n"
+    "  --force            use BIN even when its build-id is not the run's\n"
+    "  --folded FILE      folded stacks, one per line: main@22;foo@9 3\n"
+    "  -h, --help         show this help\n";
+
+struct report {
+    const struct view_opts *o;
+    const struct view_input *in;
+    const struct ppw_blame_result *r;
+    const char *blame_point;
+    bool exclusive;
+    size_t shown;
+};
+
+static int compare_exclusive(const void *x, const void *y)
+{
+    const struct ppw_blame_var *a = x, *b = y;
+    if (a->exclusive != b->exclusive)
+        return a->exclusive > b->exclusive ? -1 : 1;
+    if (a->inclusive != b->inclusive)
+        return a->inclusive > b->inclusive ? -1 : 1;
+    int c = strcmp(a->function ? a->function : "", b->function ? b->function : "");
+    return c ? c : strcmp(a->name, b->name);
+}
+
+/* ---- text ---- */
+
+static void text_header(FILE *out, const struct report *p)
+{
+    const struct ppw_blame_result *r = p->r;
+    view_text_title(out, p->in, "report");
+    fputs("blame point: ", out);
+    cli_text(out, p->blame_point ? p->blame_point : "main (default)");
+    fprintf(out, "; ranked by %s blame; a sample blames several variables\n",
+            p->exclusive ? "exclusive" : "inclusive");
+    if (r->unattributed)
+        fprintf(out, "note: %" PRIu64 " samples (%.1f%%) have no frame in code with a blame graph\n",
+                r->unattributed, view_pct(r->unattributed, r->total_samples));
+    if (!r->nvars) {
+        fputs("\nno variable is blamed\n", out);
+        return;
+    }
+    fprintf(out, "\n%6s %6s %9s %9s  %-22s %-6s %-14s %s\n", "incl%", "excl%", "samples",
+            view_metric_header(p->in), "variable", "kind", "type", "declared");
+}
+
+static void text_var(FILE *out, const struct report *p, const struct ppw_blame_var *v)
+{
+    char decl[64], where[600];
+    uint64_t total = p->r->total_samples;
+    fprintf(out, "%6.1f %6.1f %9" PRIu64 " ", view_pct(v->inclusive, total),
+            view_pct(v->exclusive, total), v->inclusive);
+    view_metric_cell(out, p->in, v->inclusive_weight);
+    fputs("  ", out);
+    view_cell(out, v->name, 22, false);
+    putc(' ', out);
+    view_cell(out, strcmp(v->kind, "parameter") == 0 ? "param" : v->kind, 6, false);
+    putc(' ', out);
+    view_cell(out, v->type, 14, false);
+    putc(' ', out);
+    snprintf(decl, sizeof decl, "%s:%" PRIu32, view_basename(v->decl_file), v->decl_line);
+    view_cell(out, decl, strlen(decl) < 20 ? strlen(decl) : 20, true);
+    /* Then the name and type when the table cut them, and the context. */
+    if (strlen(v->name) > 22 || strlen(v->type) > 14) {
+        snprintf(where, sizeof where, "%s: %s", v->name, v->type);
+        fprintf(out, "\n%35s", "");
+        view_cell(out, where, strlen(where) < 65 ? strlen(where) : 65, false);
+    }
+    fprintf(out, "\n%35s", "");
+    if (v->context) {
+        fputs("in ", out);
+        view_cell(out, v->context, strlen(v->context) < 62 ? strlen(v->context) : 62, true);
+    } else {
+        snprintf(where, sizeof where, "program-level%s%s", v->function ? ", in " : "",
+                 v->function ? v->function : "");
+        view_cell(out, where, strlen(where) < 65 ? strlen(where) : 65, false);
+    }
+    putc('\n', out);
+}
+
+/* ---- tsv and json ---- */
+
+static void tsv_var(FILE *out, const struct report *p, const struct ppw_blame_var *v)
+{
+    uint64_t total = p->r->total_samples;
+    const char *fields[] = {v->name, v->function, v->kind, v->type, v->decl_file};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        view_tsv(out, fields[i]);
+        putc('\t', out);
+    }
+    fprintf(out, "%" PRIu32 "\t", v->decl_line);
+    view_tsv(out, v->context);
+    fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%.3f\t%.3f\t%.9g\t%.9g\n", v->inclusive, v->exclusive,
+            view_pct(v->inclusive, total), view_pct(v->exclusive, total), v->inclusive_weight,
+            v->exclusive_weight);
+}
+
+static void json_var(FILE *out, const struct report *p, const struct ppw_blame_var *v)
+{
+    uint64_t total = p->r->total_samples;
+    fputs("{\"name\":", out);
+    json_string(out, v->name);
+    fputs(",\"function\":", out);
+    json_string_or_null(out, v->function);
+    fputs(",\"kind\":", out);
+    json_string(out, v->kind);
+    fputs(",\"type\":", out);
+    json_string(out, v->type);
+    size_t len = strlen(v->decl_file) + 16;
+    char *decl = malloc(len);
+    if (decl)
+        snprintf(decl, len, "%s:%" PRIu32, v->decl_file, v->decl_line);
+    fputs(",\"decl\":", out);
+    json_string(out, decl ? decl : v->decl_file);
+    free(decl);
+    fputs(",\"context\":", out);
+    json_string_or_null(out, v->context);
+    fprintf(out, ",\"samples\":%" PRIu64 ",\"inclusive\":", v->inclusive);
+    json_double(out, view_pct(v->inclusive, total));
+    fputs(",\"exclusive\":", out);
+    json_double(out, view_pct(v->exclusive, total));
+    putc('}', out);
+}
+
+static void print_report(FILE *out, const struct report *p)
+{
+    const struct ppw_blame_result *r = p->r;
+    if (p->o->fmt == VIEW_JSON) {
+        view_json_open(out, p->in, "variables");
+    } else if (p->o->fmt == VIEW_TSV) {
+        fputs("name\tfunction\tkind\ttype\tdecl_file\tdecl_line\tcontext\tsamples\t"
+              "exclusive_samples\tinclusive\texclusive\tinclusive_metric\texclusive_metric\n",
+              out);
+    } else {
+        text_header(out, p);
+    }
+    for (size_t i = 0; i < p->shown; i++) {
+        if (p->o->fmt == VIEW_JSON) {
+            fputs(i ? ",\n" : "\n", out);
+            json_var(out, p, &r->vars[i]);
+        } else if (p->o->fmt == VIEW_TSV) {
+            tsv_var(out, p, &r->vars[i]);
+        } else {
+            text_var(out, p, &r->vars[i]);
+        }
+    }
+    if (p->o->fmt == VIEW_JSON)
+        fputs("]}\n", out);
+    else if (p->o->fmt == VIEW_TEXT && p->shown < r->nvars)
+        fprintf(out, "(%zu more variables: --top 0 shows all)\n", r->nvars - p->shown);
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct view_opts o = {0};
+    struct report p = {.o = &o};
+    const struct cli_option options[] = {VIEW_OPTIONS(&o), {"--blame-point", &p.blame_point}};
+    const struct cli_flag flags[] = {{"--exclusive", &p.exclusive}, {"--force", &o.force}};
+    struct view_input in = {0};
+    struct ppw_blame_result *r = NULL;
+    struct ppw_err err;
+    ppw_err_clear(&err);
+    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 2, &o.dir, &o.help,
+                        &err) ||
+        view_check_opts(&o, "report", 20, &err))
+        return cli_fail(&err);
+    if (o.help) {
+        fputs(usage, stdout);
+        return cli_finish_output();
+    }
+    int rc = view_load(&o, &in, &err);
+    if (!rc) {
+        size_t nstacks;
+        const struct ppw_blame_stack *stacks = view_stacks(&in, &nstacks);
+        struct ppw_blame_options bo = {.blame_point = p.blame_point};
+        rc = ppw_blame_attribute(in.graph, stacks, nstacks, &bo, &r, &err);
+    }
+    if (!rc) {
+        if (p.exclusive && r->nvars)
+            qsort(r->vars, r->nvars, sizeof *r->vars, compare_exclusive);
+        p.in = &in;
+        p.r = r;
+        p.shown = o.top_n && o.top_n < r->nvars ? o.top_n : r->nvars;
+        print_report(stdout, &p);
+    }
+    ppw_blame_result_free(r);
+    view_input_free(&in);
+    return rc ? cli_fail(&err) : cli_finish_output();
+}

@@ -1,0 +1,84 @@
+/* What the views (report, code, lines) share: their input options, the
+ * stacks they read (a folded file, or a run directory glued and
+ * symbolized) with the static graph, output formats and text cells. */
+#ifndef PPW_BLAME_VIEW_H
+#define PPW_BLAME_VIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attribute.h"
+#include "error.h"
+
+struct ppw_static_graph;
+struct ppw_stack_set;
+
+enum view_format { VIEW_TEXT, VIEW_TSV, VIEW_JSON };
+
+/* The options every view takes. */
+struct view_opts {
+    const char *dir, *folded, *binary, *format, *top;
+    bool force, help;
+    enum view_format fmt;
+    size_t top_n; /* 0: all */
+};
+
+/* The value options of view_opts, for cli_parse_flags (4 entries). */
+#define VIEW_OPTIONS(o)                                                                       \
+    {"--folded", &(o)->folded}, {"--binary", &(o)->binary}, {"--format", &(o)->format},        \
+        {"--top", &(o)->top}
+#define VIEW_OPTION_COUNT 4
+
+/* Checks and converts the parsed options (format, top; --folded needs
+ * --binary and no DIR); top_default when --top is absent. */
+int view_check_opts(struct view_opts *o, const char *command, size_t top_default,
+                    struct ppw_err *err);
+
+/* What a view reads. */
+struct view_input {
+    struct ppw_static_graph *graph;
+    struct ppw_stack_set *stacks;
+    char *source;      /* the folded file or the run directory, as given or found */
+    const char *binary; /* the binary the graph came from */
+    const char *metric; /* "samples" (folded), or the run's metric source */
+    const char *unit;   /* of the stacks' weights: "samples", "s" or "cycles" */
+};
+
+int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *err);
+void view_input_free(struct view_input *in);
+
+/* The stacks and their totals. */
+const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *count);
+uint64_t view_total_samples(const struct view_input *in);
+double view_total_weight(const struct view_input *in);
+
+/* 100 * part / total, 0 when total is 0. */
+double view_pct(uint64_t part, uint64_t total);
+
+/* JSON: {"total_samples":N,"metric":{"name":..,"unit":..,"total":..},"<list>":[
+ * (the caller writes the items and "]}"). */
+void view_json_open(FILE *out, const struct view_input *in, const char *list);
+
+/* Text: "<view>: N samples (metric: M) from SOURCE, binary BIN" and a newline. */
+void view_text_title(FILE *out, const struct view_input *in, const char *view);
+
+/* Text: s in exactly width columns, padded; a longer s is cut, marked with
+ * "..." at the end (or, with keep_end, at the start).  Control characters
+ * print as '?'. */
+void view_cell(FILE *out, const char *s, size_t width, bool keep_end);
+
+/* TSV: s with tabs, newlines and other control characters as spaces. */
+void view_tsv(FILE *out, const char *s);
+
+/* The last component of a path. */
+const char *view_basename(const char *path);
+
+/* Text: the header of the metric column ("seconds", "cycles" or "metric"). */
+const char *view_metric_header(const struct view_input *in);
+
+/* Text: the metric of a weight, in a 9-column cell ("-" for samples). */
+void view_metric_cell(FILE *out, const struct view_input *in, double weight);
+
+#endif
