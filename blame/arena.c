@@ -73,3 +73,21 @@ void ppw_arena_free(struct ppw_arena *arena)
     }
     free(arena);
 }
+
+bool ppw_array_reserve(void *items, size_t *cap, size_t need, size_t item_size)
+{
+    if (need <= *cap)
+        return true;
+    size_t cap2 = *cap ? *cap : 16;
+    while (cap2 < need) {
+        if (cap2 > SIZE_MAX / 2 / item_size)
+            return false;
+        cap2 *= 2;
+    }
+    void *grown = realloc(*(void **)items, cap2 * item_size);
+    if (!grown)
+        return false;
+    *(void **)items = grown;
+    *cap = cap2;
+    return true;
+}

@@ -84,6 +84,7 @@ struct name_list {
 struct attr {
     const struct ppw_static_graph *graph;
     const char *blame_point;
+    bool outlined_params;
     struct fstate *fs;
     struct ppw_strmap names; /* source and linkage names -> index into lists */
     struct name_list *lists;
@@ -107,22 +108,6 @@ struct attr {
     bool oom;
 };
 
-/* Grows *items (of item_size bytes) to hold need items; false when out of memory. */
-static bool reserve(void *items, size_t *cap, size_t need, size_t item_size)
-{
-    if (need <= *cap)
-        return true;
-    size_t cap2 = *cap ? *cap : 16;
-    while (cap2 < need)
-        cap2 *= 2;
-    void *grown = realloc(*(void **)items, cap2 * item_size);
-    if (!grown)
-        return false;
-    *(void **)items = grown;
-    *cap = cap2;
-    return true;
-}
-
 /* ---- functions by name ---- */
 
 static bool is_user(const struct ppw_static_func *f)
@@ -144,14 +129,14 @@ static bool index_name(struct attr *a, const char *name, size_t func)
     if (!e)
         return false;
     if (added) {
-        if (!reserve(&a->lists, &a->lists_cap, a->nlists + 1, sizeof *a->lists))
+        if (!ppw_array_reserve(&a->lists, &a->lists_cap, a->nlists + 1, sizeof *a->lists))
             return false;
         a->lists[a->nlists++] = (struct name_list){0};
     }
     struct name_list *list = &a->lists[e->value];
     if (list->count && list->funcs[list->count - 1] == func)
         return true; /* name == linkage name */
-    if (!reserve(&list->funcs, &list->cap, list->count + 1, sizeof *list->funcs))
+    if (!ppw_array_reserve(&list->funcs, &list->cap, list->count + 1, sizeof *list->funcs))
         return false;
     list->funcs[list->count++] = func;
     return true;
@@ -287,7 +272,7 @@ static uint64_t node_hash(uint32_t parent, int32_t func)
 
 static bool grow_nodes(struct attr *a)
 {
-    if (!reserve(&a->nodes, &a->nodes_cap, a->nnodes + 1, sizeof *a->nodes))
+    if (!ppw_array_reserve(&a->nodes, &a->nodes_cap, a->nnodes + 1, sizeof *a->nodes))
         return false;
     if ((a->nnodes + 1) * 2 <= a->node_table_cap)
         return true;
@@ -358,7 +343,7 @@ static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool w
         e->written |= written;
         return;
     }
-    if (!reserve(&a->entries, &a->entries_cap, a->nentries + 1, sizeof *a->entries)) {
+    if (!ppw_array_reserve(&a->entries, &a->entries_cap, a->nentries + 1, sizeof *a->entries)) {
         a->oom = true;
         return;
     }
@@ -429,7 +414,7 @@ static const struct ppw_static_call *find_call(const struct ppw_static_func *f,
 /* Starts the entries of user frame i (function func). */
 static struct frame_blame *begin_frame(struct attr *a, size_t i, int32_t func)
 {
-    if (!reserve(&a->done, &a->done_cap, a->ndone + 1, sizeof *a->done)) {
+    if (!ppw_array_reserve(&a->done, &a->done_cap, a->ndone + 1, sizeof *a->done)) {
         a->oom = true;
         return NULL;
     }
@@ -571,7 +556,7 @@ static void bubble(struct attr *a, struct frame_blame *fb)
 
 static struct slot *new_slot(struct attr *a, int32_t func, uint32_t var, bool global)
 {
-    if (!reserve(&a->slots, &a->slots_cap, a->nslots + 1, sizeof *a->slots)) {
+    if (!ppw_array_reserve(&a->slots, &a->slots_cap, a->nslots + 1, sizeof *a->slots)) {
         a->oom = true;
         return NULL;
     }
@@ -611,7 +596,7 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
             return;
         }
     }
-    if (!reserve(&slot->ctx, &slot->ctx_cap, slot->nctx + 1, sizeof *slot->ctx)) {
+    if (!ppw_array_reserve(&slot->ctx, &slot->ctx_cap, slot->nctx + 1, sizeof *slot->ctx)) {
         a->oom = true;
         return;
     }
@@ -651,8 +636,8 @@ static bool stops(const struct attr *a, int32_t func)
 static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
 {
     size_t n = st->nframes, u = n;
-    if (!reserve(&a->func_of, &a->func_of_cap, n, sizeof *a->func_of) ||
-        !reserve(&a->ctx_of, &a->ctx_of_cap, n, sizeof *a->ctx_of)) {
+    if (!ppw_array_reserve(&a->func_of, &a->func_of_cap, n, sizeof *a->func_of) ||
+        !ppw_array_reserve(&a->ctx_of, &a->ctx_of_cap, n, sizeof *a->ctx_of)) {
         a->oom = true;
         return false;
     }
@@ -741,6 +726,9 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         const struct slot *slot = &a->slots[i];
         const struct ppw_static_func *f = &a->graph->funcs[slot->func];
         const struct ppw_static_var *v = &f->vars[slot->var];
+        if (!a->outlined_params && (f->flags & PPW_FUNC_OUTLINED) &&
+            a->fs[slot->func].root[slot->var] >= 0)
+            continue; /* a shared variable of the parent, which is listed */
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
             .name = v->name,
@@ -796,7 +784,7 @@ static bool attr_init(struct attr *a)
         if (!index_name(a, g->funcs[i].name, i) || !index_name(a, g->funcs[i].linkage_name, i))
             return false;
     a->nnodes = 1; /* node 0: the empty context */
-    return reserve(&a->nodes, &a->nodes_cap, 1, sizeof *a->nodes);
+    return ppw_array_reserve(&a->nodes, &a->nodes_cap, 1, sizeof *a->nodes);
 }
 
 void ppw_blame_result_free(struct ppw_blame_result *result)
@@ -811,7 +799,9 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
                         size_t nstacks, const struct ppw_blame_options *options,
                         struct ppw_blame_result **out, struct ppw_err *err)
 {
-    struct attr a = {.graph = graph, .blame_point = options ? options->blame_point : NULL};
+    struct attr a = {.graph = graph,
+                     .blame_point = options ? options->blame_point : NULL,
+                     .outlined_params = options && options->outlined_params};
     struct ppw_blame_result *r = calloc(1, sizeof *r);
     int rc = 0;
     *out = NULL;

@@ -11,6 +11,7 @@
 #ifndef PPW_BLAME_ATTRIBUTE_H
 #define PPW_BLAME_ATTRIBUTE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,8 @@ struct ppw_blame_stack {
 struct ppw_blame_options {
     const char *blame_point; /* stop propagating at this function (its variables are blamed,
                                 its callers' are not); NULL: main, and thread roots */
+    bool outlined_params;    /* also list the parameters of OpenMP outlined functions, which
+                                are the parent's shared variables seen through pointers */
 };
 
 /* One blamed variable.  inclusive/exclusive are sample counts (weights in

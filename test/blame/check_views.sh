@@ -15,15 +15,6 @@ PPW_BLAME=$BUILD/bin/ppw-blame PPW_CC=$BUILD/bin/ppw-cc
 command -v "$JQ" >/dev/null 2>&1 || { echo "SKIP: jq not found"; exit 77; }
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 
-# check NAME FILTER: the jq filter must be true on out.txt
-check() {
-    "$JQ" -e "$2" out.txt >/dev/null || fail "json check $1: $(head -c 600 out.txt)"
-}
-# one_error_line PATTERN: err.txt is one "ppw-blame: error:" line matching PATTERN
-one_error_line() {
-    [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^ppw-blame: error: $1" err.txt \
-        || fail "expected one error line like '$1', got: $(cat err.txt)"
-}
 # width_ok: no line of out.txt is wider than 100 columns
 width_ok() {
     awk -v what="$1" 'length($0) > 100 { print what ": " length($0) " columns: " $0; bad = 1 }
@@ -120,15 +111,22 @@ echo 'main@10;main.omp_outlined@10;main.omp_outlined_debug__@12 2' >omp.folded
 echo 'main@10;main.omp_outlined@10;main.omp_outlined_debug__@13 2' >>omp.folded
 expect_status 0 "$PPW_BLAME" report --folded omp.folded --binary omp_for --format json
 check omp_for "$(var '"main"' a).inclusive == 50 and $(var '"main"' sum).inclusive == 100 and
-    $(var '"main"' a).exclusive == 50 and $(var '"main.omp_outlined"' a).inclusive == 50
-    and ([$(var '"main"' n)] | length == 0)"
+    $(var '"main"' a).exclusive == 50 and ([$(var '"main"' n)] | length == 0)
+    and ([.variables[] | select(.function | startswith(\"main.omp_outlined\"))
+          | select(.kind == \"parameter\")] | length == 0)"
+# the outlined functions' parameters are main's shared variables: listed
+# only when the blame point stops inside
+expect_status 0 "$PPW_BLAME" report --folded omp.folded --binary omp_for --format json \
+    --blame-point main.omp_outlined
+check omp_for_blame_point "$(var '"main.omp_outlined"' a).inclusive == 50 and
+    $(var '"main.omp_outlined_debug__"' sum).kind == \"parameter\" and ([$(var '"main"' a)] | length == 0)"
 build omp_task "$SRC/test/pass/omp_task.c" O0 -fopenmp
 echo 'main@8;main.omp_outlined@8;main.omp_outlined_debug__@11;.omp_task_entry.@11;.omp_outlined.@12 5' \
     >task.folded
 expect_status 0 "$PPW_BLAME" report --folded task.folded --binary omp_task --format json
 check omp_task "$(var '"main"' x).inclusive == 100 and $(var '"main"' x).exclusive == 100 and
     $(var '"main"' x).context == \"main\" and
-    $(var '"main.omp_outlined_debug__"' x).context == \"main > main.omp_outlined > main.omp_outlined_debug__\""
+    $(var '".omp_outlined."' x).context == \"main > main.omp_outlined > main.omp_outlined_debug__ > .omp_task_entry. > .omp_outlined.\""
 ok openmp
 
 # ---- globals are one program-level variable ----

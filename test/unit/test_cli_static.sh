@@ -101,7 +101,9 @@ grep -q '^ppw-blame: error: corrupt: corrupt data at byte [0-9]*: chunk payload 
 expect_status 1 "$PPW_BLAME" static no-such-file
 ok data_errors
 
-expect_status 2 "$PPW_BLAME"
+# no command is `report` on the newest run directory, and there is none here
+expect_status 1 "$PPW_BLAME"
+grep -q "^ppw-blame: error: no ppw-\* run directory" err.txt || fail "no command: $(cat err.txt)"
 expect_status 2 "$PPW_BLAME" frobnicate
 grep -q "^ppw-blame: error: unknown command 'frobnicate'" err.txt || fail "unknown command message"
 expect_status 2 "$PPW_BLAME" --frobnicate

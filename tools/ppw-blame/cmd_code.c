@@ -75,15 +75,6 @@ static size_t child(struct code *c, size_t parent, const struct ppw_blame_frame 
     return k;
 }
 
-/* The outermost frame of a stack shown: its outermost main, else its root. */
-static size_t top_frame(const struct ppw_blame_stack *st)
-{
-    for (size_t i = st->nframes; i-- > 0;)
-        if (st->frames[i].function && strcmp(st->frames[i].function, "main") == 0)
-            return i;
-    return st->nframes - 1;
-}
-
 static int build_tree(struct code *c)
 {
     size_t nstacks;
@@ -94,7 +85,7 @@ static int build_tree(struct code *c)
     c->cap = 1;
     for (size_t s = 0; s < nstacks; s++) {
         const struct ppw_blame_stack *st = &stacks[s];
-        size_t node = 0, top = st->nframes ? top_frame(st) : 0;
+        size_t node = 0, top = st->nframes ? view_top_frame(st) : 0;
         for (size_t i = st->nframes ? top + 1 : 0; i-- > 0;) {
             node = child(c, node, &st->frames[i], i == top ? NULL : &st->frames[i + 1]);
             if (!node)
@@ -245,7 +236,7 @@ static int flat_rows(const struct code *c, struct flat_row **out, size_t *count)
         return PPW_ENOMEM;
     for (size_t s = 0; s < nstacks; s++) {
         const struct ppw_blame_stack *st = &stacks[s];
-        size_t top = st->nframes ? top_frame(st) : 0;
+        size_t top = st->nframes ? view_top_frame(st) : 0;
         for (size_t i = 0; i < st->nframes && i <= top; i++) {
             size_t r = 0;
             while (r < n && rows[r].function != st->frames[i].function)

@@ -1,7 +1,7 @@
 /* ppw-blame lines: the hot source lines.  A sample's own line is its
  * innermost location in code with a blame graph (a sample in a library is
- * charged to the line that called it); every line on its stack counts it
- * inclusively.  Output shapes are documented in docs/ppw-blame.md. */
+ * charged to the line that called it); every line on its stack, up to main,
+ * counts it inclusively.  Output shapes are documented in docs/ppw-blame.md. */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -106,7 +106,8 @@ static int collect(struct lines *l)
         for (size_t i = 0; i < st->nframes && self == st->nframes; i++)
             if (st->frames[i].line)
                 self = i;
-        for (size_t i = 0; i < st->nframes; i++) {
+        size_t top = view_top_frame(st);
+        for (size_t i = 0; i < st->nframes && i <= top; i++) {
             if (!st->frames[i].line)
                 continue;
             struct line_row *r = row_of(l, &st->frames[i]);

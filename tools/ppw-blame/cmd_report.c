@@ -176,7 +176,8 @@ static void print_report(FILE *out, const struct report *p)
     if (p->o->fmt == VIEW_JSON)
         fputs("]}\n", out);
     else if (p->o->fmt == VIEW_TEXT && p->shown < r->nvars)
-        fprintf(out, "(%zu more variables: --top 0 shows all)\n", r->nvars - p->shown);
+        fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", r->nvars - p->shown,
+                r->nvars - p->shown == 1 ? "" : "s");
 }
 
 int cmd_report(int argc, char **argv)
@@ -201,7 +202,8 @@ int cmd_report(int argc, char **argv)
     if (!rc) {
         size_t nstacks;
         const struct ppw_blame_stack *stacks = view_stacks(&in, &nstacks);
-        struct ppw_blame_options bo = {.blame_point = p.blame_point};
+        struct ppw_blame_options bo = {.blame_point = p.blame_point,
+                                       .outlined_params = p.blame_point != NULL};
         rc = ppw_blame_attribute(in.graph, stacks, nstacks, &bo, &r, &err);
     }
     if (!rc) {

@@ -10,6 +10,10 @@
 
 #include "cli.h"
 #include "folded.h"
+#include "glue.h"
+#include "lines.h"
+#include "read_run.h"
+#include "symbols.h"
 #include "json.h"
 #include "read_graph.h"
 #include "stacks.h"
@@ -48,13 +52,87 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
 static int load_folded(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
 {
     int rc = ppw_static_graph_load(o->binary, &in->graph, err);
-    if (!rc && !(in->source = strdup(o->folded)))
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     if (!rc)
         rc = ppw_folded_load(o->folded, in->graph, in->stacks, err);
-    in->binary = o->binary;
     in->metric = "samples";
     in->unit = "samples";
+    return rc;
+}
+
+/* The run's metric and the factor that turns its weights into in->unit. */
+static double run_metric(const struct ppw_run *run, struct view_input *in)
+{
+    in->metric = run->has_metric ? ppw_run_metric_source_name(run->metric.source) : "unknown";
+    if (run->has_metric && run->metric.unit == PPW_UNIT_NS) {
+        in->unit = "s";
+        return 1e-9;
+    }
+    in->unit = run->has_metric && run->metric.unit == PPW_UNIT_CYCLES ? "cycles" : "units";
+    return 1;
+}
+
+/* The executable's module of the run, or NULL. */
+static const struct ppw_run_module *exe_module(const struct ppw_run *run)
+{
+    for (size_t i = 0; i < run->module_count; i++)
+        if (run->modules[i].flags & PPW_MODULE_EXE)
+            return &run->modules[i];
+    return NULL;
+}
+
+/* The binary must be the run's build (unless --force) and carry DWARF
+ * (the run's executable, for its lines) and blame graphs. */
+static int check_binary(const struct view_opts *o, const struct ppw_run *run,
+                        struct view_input *in, struct ppw_lines *lines, struct ppw_err *err)
+{
+    int rc = ppw_run_check_binary(run, in->binary, err);
+    if (rc == PPW_ECORRUPT && o->force) {
+        in->forced = true;
+        rc = 0;
+    } else if (rc == PPW_ECORRUPT) {
+        size_t len = strlen(err->message);
+        snprintf(err->message + len, sizeof err->message - len, " (--force uses it anyway)");
+    }
+    const struct ppw_run_module *exe = rc ? NULL : exe_module(run);
+    const char *why = exe ? ppw_lines_module_error(lines, exe) : NULL;
+    if (why)
+        rc = ppw_err_set(err, PPW_ENOTFOUND,
+                         "%s: no source lines to attribute samples to (%s): build with ppw-cc, "
+                         "which adds -g, or with clang -g -fpass-plugin=ppw.so",
+                         in->binary, why);
+    if (!rc)
+        rc = ppw_static_graph_load(in->binary, &in->graph, err);
+    return rc;
+}
+
+static int load_run(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
+{
+    struct ppw_run *run = NULL;
+    struct ppw_symbols *syms = NULL;
+    struct ppw_lines *lines = NULL;
+    int rc = cli_run_dir(o->dir, &in->source, err);
+    if (!rc)
+        rc = ppw_run_load(in->source, &run, err);
+    if (!rc && !o->binary && !(run->has_info && run->info.exe[0]))
+        rc = ppw_err_set(err, PPW_ENOTFOUND,
+                         "%s: the run does not name its executable: give --binary BIN",
+                         in->source);
+    if (!rc && !(in->binary = strdup(o->binary ? o->binary : run->info.exe)))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    if (!rc)
+        rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &syms, err);
+    if (!rc)
+        rc = ppw_lines_new(syms, &lines, err);
+    if (!rc)
+        rc = check_binary(o, run, in, lines, err);
+    if (!rc) {
+        in->from_run = true;
+        in->finished = run->finished;
+        rc = ppw_glue_run(run, syms, lines, run_metric(run, in), in->stacks, &in->glue, err);
+    }
+    ppw_lines_free(lines);
+    ppw_symbols_free(syms);
+    ppw_run_free(run);
     return rc;
 }
 
@@ -64,11 +142,11 @@ int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *
     int rc = ppw_stack_set_new(&in->stacks, err);
     if (rc)
         return rc;
-    if (o->folded)
-        return load_folded(o, in, err);
-    return ppw_err_set(err, PPW_EUSAGE,
-                       "reading a run directory is not available yet: give --folded FILE "
-                       "--binary BIN");
+    if (!o->folded)
+        return load_run(o, in, err);
+    if (!(in->source = strdup(o->folded)) || !(in->binary = strdup(o->binary)))
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    return load_folded(o, in, err);
 }
 
 void view_input_free(struct view_input *in)
@@ -76,6 +154,7 @@ void view_input_free(struct view_input *in)
     ppw_static_graph_free(in->graph);
     ppw_stack_set_free(in->stacks);
     free(in->source);
+    free(in->binary);
     *in = (struct view_input){0};
 }
 
@@ -92,6 +171,14 @@ uint64_t view_total_samples(const struct view_input *in)
 double view_total_weight(const struct view_input *in)
 {
     return ppw_stack_set_weight(in->stacks);
+}
+
+size_t view_top_frame(const struct ppw_blame_stack *st)
+{
+    for (size_t i = st->nframes; i-- > 0;)
+        if (st->frames[i].function && strcmp(st->frames[i].function, "main") == 0)
+            return i;
+    return st->nframes ? st->nframes - 1 : 0;
 }
 
 double view_pct(uint64_t part, uint64_t total)
@@ -118,6 +205,22 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
     fputs(", binary ", out);
     cli_text(out, view_basename(in->binary));
     putc('\n', out);
+    if (!in->from_run)
+        return;
+    if (in->forced)
+        fputs("warning: the binary is from another build than the run (--force)\n", out);
+    if (!in->finished)
+        fputs("warning: the run did not end normally\n", out);
+    const struct ppw_glue_stats *g = &in->glue;
+    if (g->glue_errors)
+        fprintf(out, "warning: %" PRIu64 " samples lost the end of their spawn chain\n",
+                g->glue_errors);
+    if (g->truncated)
+        fprintf(out, "note: %" PRIu64 " samples had stacks deeper than the walk's limit\n",
+                g->truncated);
+    if (g->without_lines)
+        fprintf(out, "note: %" PRIu64 " samples have no frame with a source line\n",
+                g->without_lines);
 }
 
 static void put_clean(FILE *out, const char *s, size_t n)

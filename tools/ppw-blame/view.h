@@ -11,6 +11,7 @@
 
 #include "attribute.h"
 #include "error.h"
+#include "glue.h"
 
 struct ppw_static_graph;
 struct ppw_stack_set;
@@ -40,10 +41,14 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
 struct view_input {
     struct ppw_static_graph *graph;
     struct ppw_stack_set *stacks;
-    char *source;      /* the folded file or the run directory, as given or found */
-    const char *binary; /* the binary the graph came from */
+    char *source;       /* the folded file or the run directory, as given or found */
+    char *binary;       /* the binary the graph came from */
     const char *metric; /* "samples" (folded), or the run's metric source */
-    const char *unit;   /* of the stacks' weights: "samples", "s" or "cycles" */
+    const char *unit;   /* of the stacks' weights: "samples", "s", "cycles" or "units" */
+    bool from_run;      /* a run directory: the fields below are set */
+    bool finished;      /* the run ended normally */
+    bool forced;        /* --force used a binary of another build */
+    struct ppw_glue_stats glue;
 };
 
 int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *err);
@@ -54,6 +59,10 @@ const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *c
 uint64_t view_total_samples(const struct view_input *in);
 double view_total_weight(const struct view_input *in);
 
+/* The outermost frame of a stack the views show: its outermost main, else
+ * its root (frames beyond main are the C runtime's start). */
+size_t view_top_frame(const struct ppw_blame_stack *stack);
+
 /* 100 * part / total, 0 when total is 0. */
 double view_pct(uint64_t part, uint64_t total);
 
@@ -61,7 +70,9 @@ double view_pct(uint64_t part, uint64_t total);
  * (the caller writes the items and "]}"). */
 void view_json_open(FILE *out, const struct view_input *in, const char *list);
 
-/* Text: "<view>: N samples (metric: M) from SOURCE, binary BIN" and a newline. */
+/* Text: "<view>: N samples (metric: M) from SOURCE, binary BIN" and a
+ * newline, then a line per warning about the input (a run that did not end
+ * normally, broken spawn chains, truncated stacks, samples without lines). */
 void view_text_title(FILE *out, const struct view_input *in, const char *view);
 
 /* Text: s in exactly width columns, padded; a longer s is cut, marked with
