@@ -14,6 +14,9 @@
 #include "read_graph.h"
 #include "stacks.h"
 
+/* Counts stay far from overflowing the sums of a file's samples. */
+#define MAX_COUNT 1000000000000000ull
+
 struct folded {
     const char *path;
     size_t lineno;
@@ -159,8 +162,8 @@ static int parse_line(struct folded *f, char *line)
     if (!last_space)
         return BAD_LINE(f, "expected frames and a count, as in 'main@20;foo@9 3'");
     const char *count_text = last_space + 1;
-    if (!parse_number(count_text, strlen(count_text), UINT64_MAX, &count) || count == 0)
-        return BAD_LINE(f, "the count '%s' is not a whole number from 1", count_text);
+    if (!parse_number(count_text, strlen(count_text), MAX_COUNT, &count) || count == 0)
+        return BAD_LINE(f, "the count '%s' is not a whole number from 1 to 10^15", count_text);
     while (last_space > start && (last_space[-1] == ' ' || last_space[-1] == '\t'))
         last_space--;
     *last_space = '\0';

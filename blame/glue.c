@@ -212,12 +212,15 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
 }
 
 int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw_lines *lines,
-                 double weight_scale, struct ppw_stack_set *set, struct ppw_glue_stats *stats,
-                 struct ppw_err *err)
+                 double weight_scale, const struct ppw_glue_progress *progress,
+                 struct ppw_stack_set *set, struct ppw_glue_stats *stats, struct ppw_err *err)
 {
     struct glue g = {.run = run, .syms = syms, .lines = lines, .set = set, .err = err};
+    uint64_t total = 0;
     int rc = 0;
     *stats = (struct ppw_glue_stats){0};
+    for (size_t ti = 0; ti < run->thread_count; ti++)
+        total += run->threads[ti].sample_count;
     if (!(g.chain = calloc(run->spawn_count ? run->spawn_count : 1, sizeof *g.chain)))
         rc = PPW_ENOMEM;
     for (size_t ti = 0; ti < run->thread_count && !rc; ti++) {
@@ -225,8 +228,11 @@ int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw
         struct ppw_symbol start = {0};
         if (t->has_begin && t->start_routine)
             ppw_symbols_lookup(syms, t->start_routine, true, &start);
-        for (size_t si = 0; si < t->sample_count && !rc; si++)
+        for (size_t si = 0; si < t->sample_count && !rc; si++) {
             rc = glue_sample(&g, t, &t->samples[si], &start, weight_scale, stats);
+            if (progress && stats->samples % 65536 == 0)
+                progress->report(progress->context, stats->samples, total);
+        }
     }
     if (rc == PPW_ENOMEM)
         ppw_err_set(err, PPW_ENOMEM, "out of memory gluing the samples of %s", run->dir);

@@ -34,12 +34,18 @@ struct ppw_glue_stats {
  * (runtime frames at the top, where the sample landed, stay). */
 size_t ppw_glue_kept_frames(struct ppw_symbols *syms, const struct ppw_run_sample *sample);
 
+/* Called now and then while a run is glued: done of total samples. */
+struct ppw_glue_progress {
+    void (*report)(void *context, uint64_t done, uint64_t total);
+    void *context;
+};
+
 /* Adds every sample of run to set, weighted by weight_scale times its
  * weight (1e-9 turns nanoseconds into seconds).  lines may be NULL
- * (function names only).  A broken spawn chain keeps the part that was
- * found and is counted in stats.  Errors: PPW_ENOMEM. */
+ * (function names only), progress too.  A broken spawn chain keeps the
+ * part that was found and is counted in stats.  Errors: PPW_ENOMEM. */
 int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw_lines *lines,
-                 double weight_scale, struct ppw_stack_set *set, struct ppw_glue_stats *stats,
-                 struct ppw_err *err);
+                 double weight_scale, const struct ppw_glue_progress *progress,
+                 struct ppw_stack_set *set, struct ppw_glue_stats *stats, struct ppw_err *err);
 
 #endif

@@ -214,7 +214,7 @@ expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
 one_error_line "bad.folded:2: expected frames and a count, as in 'main@20;foo@9 3'"
 printf 'main@22;foo@9 0x10\n' >bad.folded
 expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
-one_error_line "bad.folded:1: the count '0x10' is not a whole number from 1"
+one_error_line "bad.folded:1: the count '0x10' is not a whole number from 1 to 10^15"
 printf 'main@22;foo@x9 1\n' >bad.folded
 expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
 one_error_line "bad.folded:1: frame 'foo@x9': the line must be a number"
@@ -247,5 +247,29 @@ one_error_line "code: --top needs a number"
 expect_status 2 "$PPW_BLAME" lines --folded fig33.folded --binary fig33_O0 --flat
 one_error_line "lines: unknown option '--flat'"
 ok errors
+
+# ---- odd folded input: an error line or a report, never a crash ----
+long=$(printf '%0300d' 0)
+i=0
+deep=main@22
+while [ $i -lt 3000 ]; do deep="$deep;foo@9"; i=$((i + 1)); done
+for line in "main@22;foo@9 99999999999999999999999" "main@22;foo@9 1000000000000000" \
+    "@ 1" "main@ 1" "main@22; 1" "main@22;foo@9;" "main@22;foo@:9 1" "main@22;foo@a:b:c:9:3 1" \
+    "main@22;foo@9:99999999999 1" "main@22;foo@0 1" "main@22;f$long@9 1" "main@22;foo@9$long 1" \
+    "main@22;foo@fig33.c:9:0 1" "main@22;foo@9	2" "main@22;foo@9 1\r" "main@22;foo@9 1 2" \
+    "$deep 4" "main@22;memcpy;$long 1" "main@22;foo@9:1:2:3 1" "main@22;föö@9 1"; do
+    printf '%b\n' "$line" >odd.folded
+    "$PPW_BLAME" report --folded odd.folded --binary fig33_O0 --format json >out.txt 2>err.txt
+    status=$?
+    case $status in
+    0) "$JQ" -e '.total_samples >= 1' out.txt >/dev/null || fail "odd input '$line': $(cat out.txt)" ;;
+    1) [ "$(wc -l <err.txt)" -eq 1 ] || fail "odd input '$line': $(cat err.txt)" ;;
+    *) fail "odd input '$line' exited $status: $(cat err.txt)" ;;
+    esac
+done
+printf 'main@22;foo@9 1\n\0main@22;foo@9 1\n' >odd.folded
+expect_status 1 "$PPW_BLAME" report --folded odd.folded --binary fig33_O0
+one_error_line "odd.folded:2: a NUL byte in the line"
+ok odd_input
 
 [ "$failures" -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }

@@ -87,7 +87,10 @@ static void text_var(FILE *out, const struct report *p, const struct ppw_blame_v
     putc(' ', out);
     view_cell(out, v->type, 14, false);
     putc(' ', out);
-    snprintf(decl, sizeof decl, "%s:%" PRIu32, view_basename(v->decl_file), v->decl_line);
+    if (v->decl_line)
+        snprintf(decl, sizeof decl, "%s:%" PRIu32, view_basename(v->decl_file), v->decl_line);
+    else
+        snprintf(decl, sizeof decl, "%s", view_basename(v->decl_file));
     view_cell(out, decl, strlen(decl) < 20 ? strlen(decl) : 20, true);
     /* Then the name and type when the table cut them, and the context. */
     if (strlen(v->name) > 22 || strlen(v->type) > 14) {

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "folded.h"
@@ -17,6 +18,8 @@
 #include "json.h"
 #include "read_graph.h"
 #include "stacks.h"
+
+enum { PROGRESS_MIN_SAMPLES = 200000 };
 
 int view_check_opts(struct view_opts *o, const char *command, size_t top_default,
                     struct ppw_err *err)
@@ -105,8 +108,25 @@ static int check_binary(const struct view_opts *o, const struct ppw_run *run,
     return rc;
 }
 
+/* A progress bar on stderr while a large run is glued, on a terminal only
+ * (the only other thing ppw-blame writes there is its one error line). */
+static void progress_bar(void *context, uint64_t done, uint64_t total)
+{
+    bool *shown = context;
+    if (total < PROGRESS_MIN_SAMPLES)
+        return;
+    int width = 40, filled = (int)((double)width * (double)done / (double)total);
+    fprintf(stderr, "\rppw-blame: reading %" PRIu64 " samples [%.*s%*s] %3d%%", total, filled,
+            "########################################", width - filled, "",
+            (int)(100.0 * (double)done / (double)total));
+    fflush(stderr);
+    *shown = true;
+}
+
 static int load_run(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
 {
+    bool shown = false;
+    struct ppw_glue_progress progress = {progress_bar, &shown};
     struct ppw_run *run = NULL;
     struct ppw_symbols *syms = NULL;
     struct ppw_lines *lines = NULL;
@@ -128,7 +148,10 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     if (!rc) {
         in->from_run = true;
         in->finished = run->finished;
-        rc = ppw_glue_run(run, syms, lines, run_metric(run, in), in->stacks, &in->glue, err);
+        rc = ppw_glue_run(run, syms, lines, run_metric(run, in), isatty(2) ? &progress : NULL,
+                          in->stacks, &in->glue, err);
+        if (shown)
+            fputs("\r\033[K", stderr); /* clears the bar */
     }
     ppw_lines_free(lines);
     ppw_symbols_free(syms);
