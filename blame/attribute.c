@@ -59,6 +59,13 @@ struct ctx_count {
     uint64_t samples;
 };
 
+/* Where (slot, node) is counted: slot->ctx[at]; slot 0 marks an empty entry. */
+struct ctx_ref {
+    uint32_t slot; /* 1 + the slot's index */
+    uint32_t node;
+    uint32_t at;
+};
+
 /* A result variable: a (function, variable), or a global by key. */
 struct slot {
     int32_t func;
@@ -96,6 +103,8 @@ struct attr {
     size_t nnodes, nodes_cap;
     uint32_t *node_table; /* open addressing over nodes: 1 + node, 0 empty */
     size_t node_table_cap;
+    struct ctx_ref *ctx_table; /* open addressing over every slot's contexts */
+    size_t ctx_table_cap, nctx_refs;
     uint64_t serial, frame_serial;
     /* scratch for one stack */
     int32_t *func_of;  /* per frame: function index, -1 none */
@@ -588,11 +597,49 @@ static struct slot *slot_of(struct attr *a, int32_t func, uint32_t var)
     return &a->slots[s->slot[var] - 1];
 }
 
+static uint64_t ctx_hash(uint32_t slot, uint32_t node)
+{
+    uint64_t h = ((uint64_t)slot << 32 | node) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+/* Makes room for one more context in the (slot, node) index. */
+static bool grow_ctx_table(struct attr *a)
+{
+    if ((a->nctx_refs + 1) * 2 <= a->ctx_table_cap)
+        return true;
+    size_t cap = a->ctx_table_cap ? a->ctx_table_cap * 2 : 1024;
+    struct ctx_ref *table = calloc(cap, sizeof *table);
+    if (!table)
+        return false;
+    for (size_t i = 0; i < a->ctx_table_cap; i++) {
+        const struct ctx_ref *r = &a->ctx_table[i];
+        if (!r->slot)
+            continue;
+        size_t k = (size_t)ctx_hash(r->slot, r->node) & (cap - 1);
+        while (table[k].slot)
+            k = (k + 1) & (cap - 1);
+        table[k] = *r;
+    }
+    free(a->ctx_table);
+    a->ctx_table = table;
+    a->ctx_table_cap = cap;
+    return true;
+}
+
+/* Adds samples to slot's count in context node, through a hash index:
+ * a variable may be blamed in as many contexts as there are stacks. */
 static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint64_t samples)
 {
-    for (size_t i = 0; i < slot->nctx; i++) {
-        if (slot->ctx[i].node == node) {
-            slot->ctx[i].samples += samples;
+    uint32_t id = (uint32_t)(slot - a->slots) + 1;
+    if (!grow_ctx_table(a)) {
+        a->oom = true;
+        return;
+    }
+    size_t mask = a->ctx_table_cap - 1, k = (size_t)ctx_hash(id, node) & mask;
+    for (; a->ctx_table[k].slot; k = (k + 1) & mask) {
+        if (a->ctx_table[k].slot == id && a->ctx_table[k].node == node) {
+            slot->ctx[a->ctx_table[k].at].samples += samples;
             return;
         }
     }
@@ -600,6 +647,8 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
         a->oom = true;
         return;
     }
+    a->ctx_table[k] = (struct ctx_ref){id, node, (uint32_t)slot->nctx};
+    a->nctx_refs++;
     slot->ctx[slot->nctx++] = (struct ctx_count){node, samples};
 }
 
@@ -769,6 +818,7 @@ static void attr_free(struct attr *a)
     free(a->slots);
     free(a->nodes);
     free(a->node_table);
+    free(a->ctx_table);
     free(a->func_of);
     free(a->ctx_of);
     free(a->entries);
