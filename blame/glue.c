@@ -193,11 +193,11 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
     struct ppw_err chain_err;
     if (ppw_run_spawn_chain(g->run, t->index, s->spawn_tag, g->chain, g->run->spawn_count,
                             &chain_count, &chain_err) != 0)
-        stats->glue_errors++;
+        stats->glue_errors += s->count;
     if (chain_count)
         kept = trim(g, s, kept, g->chain[0], start);
-    stats->samples++;
-    stats->truncated += (stack->flags & PPW_STACK_TRUNCATED) != 0;
+    stats->samples += s->count;
+    stats->truncated += (stack->flags & PPW_STACK_TRUNCATED) ? s->count : 0;
     g->stack_count = 0;
     for (size_t i = 0; i < kept; i++)
         if (!push_pc(g, stack->frames, i, stack->flags))
@@ -206,9 +206,9 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
         for (size_t i = 0; i < g->chain[k]->nframes; i++)
             if (!push_pc(g, g->chain[k]->frames, i, g->chain[k]->flags))
                 return PPW_ENOMEM;
-    stats->without_lines += !has_line(g);
-    return ppw_stack_set_add(g->set, g->stack, g->stack_count, 1, (double)s->weight * scale,
-                             t->index, g->err);
+    stats->without_lines += has_line(g) ? 0 : s->count;
+    return ppw_stack_set_add(g->set, g->stack, g->stack_count, s->count,
+                             (double)s->weight * scale, t->index, g->err);
 }
 
 int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw_lines *lines,
@@ -220,7 +220,8 @@ int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw
     int rc = 0;
     *stats = (struct ppw_glue_stats){0};
     for (size_t ti = 0; ti < run->thread_count; ti++)
-        total += run->threads[ti].sample_count;
+        for (size_t si = 0; si < run->threads[ti].sample_count; si++)
+            total += run->threads[ti].samples[si].count;
     if (!(g.chain = calloc(run->spawn_count ? run->spawn_count : 1, sizeof *g.chain)))
         rc = PPW_ENOMEM;
     for (size_t ti = 0; ti < run->thread_count && !rc; ti++) {
@@ -230,7 +231,7 @@ int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw
             ppw_symbols_lookup(syms, t->start_routine, true, &start);
         for (size_t si = 0; si < t->sample_count && !rc; si++) {
             rc = glue_sample(&g, t, &t->samples[si], &start, weight_scale, stats);
-            if (progress && stats->samples % 65536 == 0)
+            if (progress && si % 4096 == 0)
                 progress->report(progress->context, stats->samples, total);
         }
     }

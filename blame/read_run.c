@@ -7,6 +7,7 @@
  * frame count, id) is checked against its record or against what earlier
  * records defined.  Errors name the file and the offset of the first bad
  * byte. */
+#define _DEFAULT_SOURCE /* madvise */
 #define _POSIX_C_SOURCE 200809L
 
 #include "read_run.h"
@@ -248,6 +249,16 @@ int ppw_run_next_record(struct loader *l, const struct rfile *f, size_t *pos, st
     return 0;
 }
 
+void ppw_run_release_pages(struct rfile *f, size_t pos)
+{
+    enum { CHUNK = 8u << 20 };
+    size_t upto = pos & ~(size_t)(CHUNK - 1);
+    if (upto > f->released + CHUNK || (pos >= f->end && upto > f->released)) {
+        madvise((void *)(f->map + f->released), upto - f->released, MADV_DONTNEED);
+        f->released = upto;
+    }
+}
+
 int ppw_run_count_records(struct loader *l, struct rfile *f)
 {
     size_t pos = f->header_size;
@@ -258,7 +269,9 @@ int ppw_run_count_records(struct loader *l, struct rfile *f)
             return rc;
         if (r.kind < KIND_SLOTS)
             f->counts[r.kind]++;
+        ppw_run_release_pages(f, pos);
     }
+    f->released = 0; /* the next pass faults them in again, from the page cache */
     return 0;
 }
 
@@ -273,6 +286,7 @@ int ppw_run_each_record(struct loader *l, struct rfile *f,
             rc = visit(l, &r, ctx);
         if (rc)
             return rc;
+        ppw_run_release_pages(f, pos);
     }
     return 0;
 }
@@ -484,7 +498,19 @@ static int load(struct loader *l)
     return rc;
 }
 
+static int load_dir(const char *dir, bool merge, struct ppw_run **out, struct ppw_err *err);
+
 int ppw_run_load(const char *dir, struct ppw_run **out, struct ppw_err *err)
+{
+    return load_dir(dir, false, out, err);
+}
+
+int ppw_run_load_merged(const char *dir, struct ppw_run **out, struct ppw_err *err)
+{
+    return load_dir(dir, true, out, err);
+}
+
+static int load_dir(const char *dir, bool merge, struct ppw_run **out, struct ppw_err *err)
 {
     *out = NULL;
     ppw_err_clear(err);
@@ -497,7 +523,7 @@ int ppw_run_load(const char *dir, struct ppw_run **out, struct ppw_err *err)
         ppw_run_free(run);
         return ppw_err_set(err, PPW_ENOMEM, "%s: out of memory", dir);
     }
-    struct loader l = {.run = run, .err = err};
+    struct loader l = {.run = run, .err = err, .merge_samples = merge};
     int rc = load(&l);
     ppw_run_close_file(&l.run_file);
     free(l.entries);

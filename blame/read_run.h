@@ -74,7 +74,8 @@ struct ppw_run_stack {
 struct ppw_run_sample {
     const struct ppw_run_stack *stack; /* never NULL */
     uint32_t spawn_tag;                /* 0: the thread's root context */
-    uint64_t time_ns, weight;
+    uint64_t time_ns, weight;          /* merged: the first sample's time, the weights' sum */
+    uint64_t count;                    /* samples this entry stands for: 1, or more when merged */
 };
 
 struct ppw_run_spawn {
@@ -170,6 +171,12 @@ struct ppw_run {
  * run.ppw), PPW_ECORRUPT (malformed, truncated, or a file from another build
  * or process), PPW_EVERSION (a newer major version), PPW_ENOMEM. */
 int ppw_run_load(const char *dir, struct ppw_run **out, struct ppw_err *err);
+
+/* ppw_run_load, with each thread's samples merged by (stack, spawn tag): one
+ * entry per distinct pair, with its count and summed weight, so that memory
+ * grows with unique stacks, not with samples (ppw-blame report, code and
+ * lines need nothing more). */
+int ppw_run_load_merged(const char *dir, struct ppw_run **out, struct ppw_err *err);
 
 void ppw_run_free(struct ppw_run *run);
 

@@ -35,7 +35,12 @@ struct rfile {
     unsigned char build_id[PPW_BUILD_ID_MAX];
     uint64_t dropped[PPW_DROP_REASONS], slot_size, handler_ns;
     size_t counts[KIND_SLOTS];
+    size_t released; /* pages below this offset were handed back (MADV_DONTNEED) */
 };
+
+/* Hands back the mapped pages below pos once enough are behind it: readers
+ * copy what they keep, so a big samples file does not stay resident. */
+void ppw_run_release_pages(struct rfile *f, size_t pos);
 
 /* A record of a mapped file: body is [pos + 8, pos + size). */
 struct rec {
@@ -60,6 +65,7 @@ struct loader {
     struct ppw_run_spawn *spawns; /* from every events file, in file order */
     size_t spawn_count, spawn_cap;
     size_t module_count, region_count, note_count, argv_seen, env_seen;
+    bool merge_samples; /* ppw_run_load_merged */
 };
 
 /* ---- primitive reads ---- */

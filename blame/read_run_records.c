@@ -472,7 +472,58 @@ struct samples_ctx {
     struct ppw_run_thread *thread;
     uint32_t *slots;
     size_t mask;
+    /* Merging (ppw_run_load_merged): distinct (stack, tag) pairs in a
+     * malloc'd array, found through an open-addressing index. */
+    bool merge;
+    struct ppw_run_sample *merged;
+    size_t merged_count, merged_cap;
+    uint32_t *index; /* entry + 1; 0 empty */
+    size_t index_mask;
 };
+
+static uint32_t *merged_slot(struct samples_ctx *c, const struct ppw_run_stack *stack, uint32_t tag)
+{
+    size_t h = ((size_t)(uintptr_t)stack * 0x9e3779b97f4a7c15ull ^ tag * 2654435761u) >> 7;
+    for (size_t i = h & c->index_mask;; i = (i + 1) & c->index_mask) {
+        uint32_t e = c->index[i];
+        if (!e || (c->merged[e - 1].stack == stack && c->merged[e - 1].spawn_tag == tag))
+            return &c->index[i];
+    }
+}
+
+/* Adds s to the merged set; 0 or PPW_ENOMEM. */
+static int merge_sample(struct loader *l, struct samples_ctx *c, const struct ppw_run_sample *s)
+{
+    if (2 * (c->merged_count + 1) > c->index_mask + 1) {
+        size_t size = c->index_mask ? 2 * (c->index_mask + 1) : 1024;
+        uint32_t *index = calloc(size, sizeof *index);
+        if (!index)
+            return ppw_run_no_memory(l);
+        free(c->index);
+        c->index = index;
+        c->index_mask = size - 1;
+        for (size_t e = 0; e < c->merged_count; e++)
+            *merged_slot(c, c->merged[e].stack, c->merged[e].spawn_tag) = (uint32_t)e + 1;
+    }
+    uint32_t *slot = merged_slot(c, s->stack, s->spawn_tag);
+    if (*slot) {
+        struct ppw_run_sample *m = &c->merged[*slot - 1];
+        m->count++;
+        m->weight += s->weight;
+        return 0;
+    }
+    if (c->merged_count == c->merged_cap) {
+        size_t cap = c->merged_cap ? 2 * c->merged_cap : 256;
+        struct ppw_run_sample *grown = realloc(c->merged, cap * sizeof *grown);
+        if (!grown || cap >= UINT32_MAX)
+            return ppw_run_no_memory(l);
+        c->merged = grown;
+        c->merged_cap = cap;
+    }
+    c->merged[c->merged_count] = *s;
+    *slot = (uint32_t)++c->merged_count;
+    return 0;
+}
 
 static uint32_t *stack_slot(struct samples_ctx *c, uint32_t id)
 {
@@ -508,7 +559,7 @@ static int read_sample(struct loader *l, const struct rec *r, struct samples_ctx
 {
     typedef struct ppw_rec_sample T;
     struct ppw_run_thread *t = c->thread;
-    struct ppw_run_sample *s = &t->samples[t->sample_count];
+    struct ppw_run_sample one, *s = c->merge ? &one : &t->samples[t->sample_count];
     int rc = check_body(l, r, sizeof(T), "SAMPLE");
     if (rc)
         return rc;
@@ -521,6 +572,9 @@ static int read_sample(struct loader *l, const struct rec *r, struct samples_ctx
     s->spawn_tag = F32(r->body, T, spawn_tag);
     s->time_ns = F64(r->body, T, time_ns);
     s->weight = F64(r->body, T, weight);
+    s->count = 1;
+    if (c->merge)
+        return merge_sample(l, c, s);
     t->sample_count++;
     return 0;
 }
@@ -545,15 +599,22 @@ int ppw_run_read_samples(struct loader *l, struct rfile *f, struct ppw_run_threa
         rc = ppw_err_set(l->err, PPW_ENOMEM, "%s: too many stacks (%zu)", f->path, nstacks);
     while (!rc && size < 2 * nstacks)
         size *= 2;
-    struct samples_ctx c = {.thread = t, .mask = size - 1};
+    struct samples_ctx c = {.thread = t, .mask = size - 1, .merge = l->merge_samples};
     if (!rc && !(c.slots = calloc(size, sizeof *c.slots)))
         rc = ppw_run_no_memory(l);
     if (!rc)
         rc = alloc_array(l, nstacks, sizeof *t->stacks, &t->stacks);
-    if (!rc)
+    if (!rc && !c.merge)
         rc = alloc_array(l, f->counts[PPW_SMP_SAMPLE], sizeof *t->samples, &t->samples);
     if (!rc)
         rc = ppw_run_each_record(l, f, visit_samples_record, &c);
+    if (!rc && c.merge && !(rc = alloc_array(l, c.merged_count, sizeof *t->samples, &t->samples))) {
+        if (c.merged_count)
+            memcpy(t->samples, c.merged, c.merged_count * sizeof *t->samples);
+        t->sample_count = c.merged_count;
+    }
+    free(c.merged);
+    free(c.index);
     free(c.slots);
     return rc;
 }

@@ -132,7 +132,7 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     struct ppw_lines *lines = NULL;
     int rc = cli_run_dir(o->dir, &in->source, err);
     if (!rc)
-        rc = ppw_run_load(in->source, &run, err);
+        rc = ppw_run_load_merged(in->source, &run, err);
     if (!rc && !o->binary && !(run->has_info && run->info.exe[0]))
         rc = ppw_err_set(err, PPW_ENOTFOUND,
                          "%s: the run does not name its executable: give --binary BIN",
