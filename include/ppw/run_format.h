@@ -2,6 +2,10 @@
  * ppw-blame (reader).  Documented in docs/FORMATS.md ("Run directory");
  * change both together, and bump the version as the rules there say.
  *
+ * An MPI job writes one job directory (./ppw-<exe>-<rank 0's pid>/) holding
+ * one run directory per rank, named r<rank>-<host>-<pid>/ (each rank moves
+ * its own directory there at MPI_Init).
+ *
  * A run directory (PPW_OUTPUT, default ./ppw-<exe>-<pid>/) holds:
  *   run.ppw            process-level records: run info, argv, environment,
  *                      metric, calibration, modules, regions, threads
@@ -26,7 +30,7 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 0
+#define PPW_RUN_MINOR 1 /* 1.1: PPW_RUN_MPI */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -93,6 +97,8 @@ enum ppw_run_record {
     PPW_RUN_THREAD_END = 11, /* struct ppw_rec_thread_end */
     PPW_RUN_FINISH = 12,  /* struct ppw_rec_finish: the process ended normally */
     PPW_RUN_NOTE = 13,    /* u32 severity, u32 0; strings: message (lost output, fallbacks) */
+    PPW_RUN_MPI = 14,     /* (1.1) struct ppw_rec_mpi; strings: host; written at MPI_Init,
+                             again at MPI_Finalize with the finalize fields set */
     /* t<N>.samples.ppw */
     PPW_SMP_STACK = 32,   /* struct ppw_rec_stack + u64 frames[nframes] */
     PPW_SMP_SAMPLE = 33,  /* struct ppw_rec_sample */
@@ -206,6 +212,19 @@ struct ppw_rec_thread_end {
     uint64_t end_ns;
     uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID at the end */
     uint64_t samples; /* samples recorded */
+};
+
+/* An MPI rank (1.1).  Clocks are aligned with PPW's linear-drift model
+ * (seed 003): at init and at finalize each rank measures rank 0's clock
+ * against its own (Cristian's algorithm, best of several round trips);
+ * global time = m * local + b through the two points.  A rank that never
+ * reached MPI_Finalize has fini_* = 0: readers use the offset alone. */
+struct ppw_rec_mpi {
+    uint32_t rank, size;          /* in MPI_COMM_WORLD */
+    uint64_t init_local_ns;       /* CLOCK_MONOTONIC here ... */
+    uint64_t init_master_ns;      /* ... and rank 0's estimate of the same instant */
+    uint64_t fini_local_ns, fini_master_ns; /* 0 until MPI_Finalize */
+    uint64_t job_id;              /* the same in every rank of the job (rank 0's pid and start) */
 };
 
 struct ppw_rec_finish {
@@ -323,5 +342,6 @@ _Static_assert(sizeof(struct ppw_rec_sample) == 24, "sample record");
 _Static_assert(sizeof(struct ppw_rec_spawn) == 24, "spawn record");
 _Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
 _Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
+_Static_assert(sizeof(struct ppw_rec_mpi) == 48, "mpi record");
 
 #endif
