@@ -16,6 +16,7 @@ struct ppw_stack_set {
     size_t table_cap; /* a power of two, at least twice count */
     uint64_t samples;
     double weight;
+    bool split_threads; /* the thread is part of a stack's identity */
     struct ppw_strmap strings;
     struct ppw_arena *arena; /* frames */
 };
@@ -58,9 +59,9 @@ const char *ppw_stack_set_intern(struct ppw_stack_set *set, const char *s)
 }
 
 /* Interned strings compare by pointer. */
-static uint64_t hash_frames(const struct ppw_blame_frame *frames, size_t n)
+static uint64_t hash_frames(const struct ppw_blame_frame *frames, size_t n, uint32_t thread)
 {
-    uint64_t h = PPW_FNV1A64_INIT;
+    uint64_t h = ppw_fnv1a64(&thread, sizeof thread, PPW_FNV1A64_INIT);
     for (size_t i = 0; i < n; i++) {
         uintptr_t words[2] = {(uintptr_t)frames[i].function, (uintptr_t)frames[i].file};
         uint32_t where[2] = {frames[i].line, frames[i].col};
@@ -71,9 +72,9 @@ static uint64_t hash_frames(const struct ppw_blame_frame *frames, size_t n)
 }
 
 static bool same_frames(const struct ppw_blame_stack *s, const struct ppw_blame_frame *frames,
-                        size_t n)
+                        size_t n, const uint32_t *thread)
 {
-    if (s->nframes != n)
+    if (s->nframes != n || (thread && s->thread != *thread))
         return false;
     for (size_t i = 0; i < n; i++) {
         const struct ppw_blame_frame *a = &s->frames[i], *b = &frames[i];
@@ -85,12 +86,13 @@ static bool same_frames(const struct ppw_blame_stack *s, const struct ppw_blame_
 }
 
 static size_t *table_slot(const struct ppw_stack_set *set, uint64_t hash,
-                          const struct ppw_blame_frame *frames, size_t n)
+                          const struct ppw_blame_frame *frames, size_t n, uint32_t thread)
 {
     size_t mask = set->table_cap - 1;
     for (size_t i = (size_t)hash & mask;; i = (i + 1) & mask) {
         size_t k = set->table[i];
-        if (!k || (set->hashes[k - 1] == hash && same_frames(&set->stacks[k - 1], frames, n)))
+        if (!k || (set->hashes[k - 1] == hash && same_frames(&set->stacks[k - 1], frames, n,
+                                                             set->split_threads ? &thread : NULL)))
             return &set->table[i];
     }
 }
@@ -120,7 +122,8 @@ static bool grow(struct ppw_stack_set *set)
     set->table_cap = cap;
     for (size_t k = 0; k < set->count; k++) {
         const struct ppw_blame_stack *s = &set->stacks[k];
-        *table_slot(set, set->hashes[k], s->frames, s->nframes) = k + 1;
+        *table_slot(set, set->hashes[k], s->frames, s->nframes,
+                    set->split_threads ? s->thread : 0) = k + 1;
     }
     return true;
 }
@@ -132,8 +135,11 @@ int ppw_stack_set_add(struct ppw_stack_set *set, const struct ppw_blame_frame *f
         return no_memory(err);
     set->samples += samples;
     set->weight += weight;
-    uint64_t hash = hash_frames(frames, n);
-    size_t *slot = table_slot(set, hash, frames, n);
+    /* Without split threads, every stack is keyed as thread 0 and keeps
+     * UINT32_MAX once merged from several. */
+    uint32_t key = set->split_threads ? thread : 0;
+    uint64_t hash = hash_frames(frames, n, key);
+    size_t *slot = table_slot(set, hash, frames, n, key);
     if (*slot) {
         struct ppw_blame_stack *s = &set->stacks[*slot - 1];
         s->samples += samples;
@@ -151,6 +157,11 @@ int ppw_stack_set_add(struct ppw_stack_set *set, const struct ppw_blame_frame *f
     set->hashes[set->count] = hash;
     *slot = ++set->count;
     return 0;
+}
+
+void ppw_stack_set_split_threads(struct ppw_stack_set *set)
+{
+    set->split_threads = true;
 }
 
 const struct ppw_blame_stack *ppw_stack_set_stacks(const struct ppw_stack_set *set,

@@ -20,6 +20,11 @@ void ppw_stack_set_free(struct ppw_stack_set *set);
 /* The set's copy of s (NULL for NULL); NULL when out of memory. */
 const char *ppw_stack_set_intern(struct ppw_stack_set *set, const char *s);
 
+/* From now on, equal stacks of different threads stay apart (each keeps
+ * its thread), so that a view can select or compare threads.  Call before
+ * the first ppw_stack_set_add. */
+void ppw_stack_set_split_threads(struct ppw_stack_set *set);
+
 /* Adds frames[0..n) (innermost first), whose strings the set interned.
  * thread: the thread of the samples; a stack merged from several threads
  * keeps UINT32_MAX.  Errors: PPW_ENOMEM. */

@@ -14,7 +14,7 @@
 
 static const char usage[] =
     "usage: ppw-blame report [DIR] [--top N] [--exclusive] [--blame-point FN]\n"
-    "                        [--format text|tsv|json] [--binary BIN] [--force]\n"
+    "                        [--format text|tsv|json] [--binary BIN] [--force] [--thread T]\n"
     "       ppw-blame report --folded FILE --binary BIN [options]\n\n"
     "Ranks the variables of the program by the share of samples that blame them:\n"
     "inclusive (the samples of every line computing what the variable holds, in\n"
@@ -26,6 +26,7 @@ static const char usage[] =
     "  --top N            the N first variables (default 20; 0: all)\n"
     "  --exclusive        rank by exclusive blame\n"
     "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
+    "  --thread T         only the samples of thread T (default: all threads)\n"
     "  --format FORMAT    text (default), tsv or json\n"
     "  --binary BIN       the binary with the blame graphs (default: the run's executable)\n"
     "  --force            use BIN even when its build-id is not the run's\n"

@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {"report", cmd_report, "rank the variables by the samples that blame them (the default)"},
     {"code", cmd_code, "the time per function, in full calling context"},
     {"lines", cmd_lines, "the hot source lines"},
+    {"imbalance", cmd_imbalance, "how each top variable's blame spreads over the threads"},
     {"static", cmd_static, "print the static blame graphs embedded in a binary"},
     {"dump", cmd_dump, "print what a run directory holds: records, stacks, spawns, trace"},
     {"profile", cmd_profile, "print a run's profile table, raw and compensated"},

@@ -43,6 +43,17 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
                                command, o->top);
         o->top_n = (size_t)n;
     }
+    if (o->thread) {
+        char *end;
+        errno = 0;
+        unsigned long long t = strtoull(o->thread, &end, 10);
+        if (o->thread[0] < '0' || o->thread[0] > '9' || *end || errno || t >= UINT32_MAX)
+            return ppw_err_set(err, PPW_EUSAGE, "%s: --thread needs a thread index, not '%s'",
+                               command, o->thread);
+        o->has_thread = true;
+        o->thread_id = (uint32_t)t;
+        o->split_threads = true;
+    }
     if (o->folded && o->dir)
         return ppw_err_set(err, PPW_EUSAGE, "%s: give a run directory or --folded FILE, not both",
                            command);
@@ -145,6 +156,11 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
         rc = ppw_lines_new(syms, &lines, err);
     if (!rc)
         rc = check_binary(o, run, in, lines, err);
+    if (!rc && run->thread_count &&
+        !(in->threads = malloc(run->thread_count * sizeof *in->threads)))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < run->thread_count; i++)
+        in->threads[in->nthreads++] = run->threads[i].index;
     if (!rc) {
         in->from_run = true;
         in->finished = run->finished;
@@ -159,17 +175,77 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     return rc;
 }
 
+static int compare_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Folded stacks carry no threads but thread 0: the threads are the stacks'. */
+static int stack_threads(struct view_input *in, struct ppw_err *err)
+{
+    size_t n;
+    const struct ppw_blame_stack *st = ppw_stack_set_stacks(in->stacks, &n);
+    if (n && !(in->threads = malloc(n * sizeof *in->threads)))
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (st[i].thread != UINT32_MAX)
+            in->threads[in->nthreads++] = st[i].thread;
+    if (in->nthreads)
+        qsort(in->threads, in->nthreads, sizeof *in->threads, compare_u32);
+    size_t k = 0;
+    for (size_t i = 0; i < in->nthreads; i++)
+        if (!k || in->threads[k - 1] != in->threads[i])
+            in->threads[k++] = in->threads[i];
+    in->nthreads = k;
+    return 0;
+}
+
+/* --thread T: the stacks of thread T. */
+static int select_thread(struct view_input *in, uint32_t thread, struct ppw_err *err)
+{
+    bool known = false;
+    for (size_t i = 0; i < in->nthreads; i++)
+        known |= in->threads[i] == thread;
+    if (!known)
+        return ppw_err_set(err, PPW_ENOTFOUND, "%s: no thread %" PRIu32 " (there are %zu: %s)",
+                           in->source, thread, in->nthreads,
+                           in->nthreads ? "see 'ppw-blame dump'" : "none");
+    size_t n;
+    const struct ppw_blame_stack *st = ppw_stack_set_stacks(in->stacks, &n);
+    if (n && !(in->sel = malloc(n * sizeof *in->sel)))
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (st[i].thread == thread) {
+            in->sel[in->nsel++] = st[i];
+            in->sel_samples += st[i].samples;
+            in->sel_weight += st[i].weight;
+        }
+    in->selected = true;
+    in->thread = thread;
+    return 0;
+}
+
 int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
 {
     *in = (struct view_input){0};
     int rc = ppw_stack_set_new(&in->stacks, err);
     if (rc)
         return rc;
-    if (!o->folded)
-        return load_run(o, in, err);
-    if (!(in->source = strdup(o->folded)) || !(in->binary = strdup(o->binary)))
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    return load_folded(o, in, err);
+    if (o->split_threads)
+        ppw_stack_set_split_threads(in->stacks);
+    if (!o->folded) {
+        rc = load_run(o, in, err);
+    } else if (!(in->source = strdup(o->folded)) || !(in->binary = strdup(o->binary))) {
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    } else {
+        rc = load_folded(o, in, err);
+        if (!rc)
+            rc = stack_threads(in, err);
+    }
+    if (!rc && o->has_thread)
+        rc = select_thread(in, o->thread_id, err);
+    return rc;
 }
 
 void view_input_free(struct view_input *in)
@@ -178,22 +254,28 @@ void view_input_free(struct view_input *in)
     ppw_stack_set_free(in->stacks);
     free(in->source);
     free(in->binary);
+    free(in->threads);
+    free(in->sel);
     *in = (struct view_input){0};
 }
 
 const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *count)
 {
+    if (in->selected) {
+        *count = in->nsel;
+        return in->sel;
+    }
     return ppw_stack_set_stacks(in->stacks, count);
 }
 
 uint64_t view_total_samples(const struct view_input *in)
 {
-    return ppw_stack_set_samples(in->stacks);
+    return in->selected ? in->sel_samples : ppw_stack_set_samples(in->stacks);
 }
 
 double view_total_weight(const struct view_input *in)
 {
-    return ppw_stack_set_weight(in->stacks);
+    return in->selected ? in->sel_weight : ppw_stack_set_weight(in->stacks);
 }
 
 size_t view_top_frame(const struct ppw_blame_stack *st)
@@ -209,7 +291,7 @@ double view_pct(uint64_t part, uint64_t total)
     return total ? 100.0 * (double)part / (double)total : 0;
 }
 
-void view_json_open(FILE *out, const struct view_input *in, const char *list)
+void view_json_head(FILE *out, const struct view_input *in)
 {
     fprintf(out, "{\"total_samples\":%" PRIu64 ",\"metric\":{\"name\":", view_total_samples(in));
     json_string(out, in->metric);
@@ -217,13 +299,24 @@ void view_json_open(FILE *out, const struct view_input *in, const char *list)
     json_string(out, in->unit);
     fputs(",\"total\":", out);
     json_double(out, view_total_weight(in));
-    fprintf(out, "},\"%s\":[", list);
+    putc('}', out);
+}
+
+void view_json_open(FILE *out, const struct view_input *in, const char *list)
+{
+    view_json_head(out, in);
+    if (in->selected)
+        fprintf(out, ",\"thread\":%" PRIu32, in->thread);
+    fprintf(out, ",\"%s\":[", list);
 }
 
 void view_text_title(FILE *out, const struct view_input *in, const char *view)
 {
-    fprintf(out, "%s: %" PRIu64 " samples (metric: %s) from ", view, view_total_samples(in),
+    fprintf(out, "%s: %" PRIu64 " samples (metric: %s) ", view, view_total_samples(in),
             in->metric);
+    if (in->selected)
+        fprintf(out, "of thread %" PRIu32 " ", in->thread);
+    fputs("from ", out);
     cli_text(out, in->source);
     fputs(", binary ", out);
     cli_text(out, view_basename(in->binary));

@@ -20,17 +20,20 @@ enum view_format { VIEW_TEXT, VIEW_TSV, VIEW_JSON };
 
 /* The options every view takes. */
 struct view_opts {
-    const char *dir, *folded, *binary, *format, *top;
+    const char *dir, *folded, *binary, *format, *top, *thread;
     bool force, help;
     enum view_format fmt;
-    size_t top_n; /* 0: all */
+    size_t top_n;        /* 0: all */
+    bool has_thread;     /* --thread T: only thread T's samples */
+    uint32_t thread_id;  /* T */
+    bool split_threads;  /* keep the stacks of different threads apart (set by the command) */
 };
 
-/* The value options of view_opts, for cli_parse_flags (4 entries). */
+/* The value options of view_opts, for cli_parse_flags (5 entries). */
 #define VIEW_OPTIONS(o)                                                                       \
     {"--folded", &(o)->folded}, {"--binary", &(o)->binary}, {"--format", &(o)->format},        \
-        {"--top", &(o)->top}
-#define VIEW_OPTION_COUNT 4
+        {"--top", &(o)->top}, {"--thread", &(o)->thread}
+#define VIEW_OPTION_COUNT 5
 
 /* Checks and converts the parsed options (format, top; --folded needs
  * --binary and no DIR); top_default when --top is absent. */
@@ -49,12 +52,20 @@ struct view_input {
     bool finished;      /* the run ended normally */
     bool forced;        /* --force used a binary of another build */
     struct ppw_glue_stats glue;
+    uint32_t *threads;  /* the run's thread indices, sorted (folded: those of the stacks) */
+    size_t nthreads;
+    bool selected;      /* --thread: the stacks and totals below are the thread's */
+    uint32_t thread;
+    struct ppw_blame_stack *sel;
+    size_t nsel;
+    uint64_t sel_samples;
+    double sel_weight;
 };
 
 int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *err);
 void view_input_free(struct view_input *in);
 
-/* The stacks and their totals. */
+/* The stacks and their totals (with --thread, the thread's). */
 const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *count);
 uint64_t view_total_samples(const struct view_input *in);
 double view_total_weight(const struct view_input *in);
@@ -65,6 +76,10 @@ size_t view_top_frame(const struct ppw_blame_stack *stack);
 
 /* 100 * part / total, 0 when total is 0. */
 double view_pct(uint64_t part, uint64_t total);
+
+/* JSON: {"total_samples":N,"metric":{"name":..,"unit":..,"total":..} (the
+ * caller goes on with ",..." and closes the object). */
+void view_json_head(FILE *out, const struct view_input *in);
 
 /* JSON: {"total_samples":N,"metric":{"name":..,"unit":..,"total":..},"<list>":[
  * (the caller writes the items and "]}"). */

@@ -1,0 +1,306 @@
+/* ppw-blame imbalance: how each top variable's inclusive blame spreads over
+ * the groups of the run.  A group is a thread today; the code keeps the
+ * grouping in one place (struct groups) so that ranks can be another kind
+ * of group.  Output shapes are documented in docs/ppw-blame.md. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+#include "read_graph.h"
+#include "view.h"
+
+static const char usage[] =
+    "usage: ppw-blame imbalance [DIR] [--top N] [--format text|json] [--binary BIN] [--force]\n"
+    "       ppw-blame imbalance --folded FILE --binary BIN [options]\n\n"
+    "For each of the variables with the most inclusive blame over all threads, the\n"
+    "spread of that blame over the run's threads: min, mean and max, max/mean, the\n"
+    "thread with the max, and a bar with one character per thread (_ for none, then\n"
+    ". : - = + * # % @ up to the max). Threads that took no samples count as 0.\n\n"
+    "  --top N            the N first variables (default 10; 0: all)\n"
+    "  --format FORMAT    text (default) or json\n"
+    "  --binary, --force, --folded: as for 'ppw-blame report'\n"
+    "  -h, --help         show this help\n";
+
+/* The groups samples are compared over, and which group a stack is in. */
+struct groups {
+    const char *kind; /* "thread" */
+    const uint32_t *ids;
+    size_t count;
+};
+
+static size_t group_of(const struct groups *g, const struct ppw_blame_stack *st)
+{
+    for (size_t i = 0; i < g->count; i++)
+        if (g->ids[i] == st->thread)
+            return i;
+    return SIZE_MAX;
+}
+
+/* One variable's blame per group. */
+struct spread {
+    const struct ppw_blame_var *var; /* in the all-groups result */
+    uint64_t *samples;               /* [groups] */
+    double *weights;                 /* [groups] */
+    uint64_t min, max;
+    double mean, min_weight, mean_weight, max_weight, max_over_mean;
+    size_t max_group;
+};
+
+struct imbalance {
+    const struct view_opts *o;
+    const struct view_input *in;
+    struct groups groups;
+    const struct ppw_blame_result *all;
+    struct spread *spreads;
+    size_t shown;
+    uint64_t *group_samples; /* [groups]: every sample of the group */
+    double *group_weights;
+};
+
+static bool same_var(const struct ppw_blame_var *a, const struct ppw_blame_var *b)
+{
+    return strcmp(a->name, b->name) == 0 && strcmp(a->kind, b->kind) == 0 &&
+           strcmp(a->function ? a->function : "", b->function ? b->function : "") == 0 &&
+           a->decl_line == b->decl_line;
+}
+
+/* Attributes each group's stacks, and records the shown variables' blame. */
+static int measure(struct imbalance *m, const struct ppw_blame_options *bo, struct ppw_err *err)
+{
+    size_t nstacks, ng = m->groups.count;
+    const struct ppw_blame_stack *stacks = view_stacks(m->in, &nstacks);
+    struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
+    int rc = mine ? 0 : ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t g = 0; g < ng && !rc; g++) {
+        size_t n = 0;
+        for (size_t i = 0; i < nstacks; i++)
+            if (group_of(&m->groups, &stacks[i]) == g) {
+                mine[n++] = stacks[i];
+                m->group_samples[g] += stacks[i].samples;
+                m->group_weights[g] += stacks[i].weight;
+            }
+        struct ppw_blame_result *r = NULL;
+        if (!n)
+            continue; /* a group without samples blames nothing */
+        if ((rc = ppw_blame_attribute(m->in->graph, mine, n, bo, &r, err)) != 0)
+            break;
+        for (size_t v = 0; v < m->shown; v++)
+            for (size_t k = 0; k < r->nvars; k++)
+                if (same_var(m->spreads[v].var, &r->vars[k])) {
+                    m->spreads[v].samples[g] = r->vars[k].inclusive;
+                    m->spreads[v].weights[g] = r->vars[k].inclusive_weight;
+                    break;
+                }
+        ppw_blame_result_free(r);
+    }
+    free(mine);
+    for (size_t v = 0; v < m->shown && !rc; v++) {
+        struct spread *s = &m->spreads[v];
+        double sum = 0, wsum = 0;
+        s->min = UINT64_MAX;
+        s->min_weight = 0;
+        for (size_t g = 0; g < ng; g++) {
+            sum += (double)s->samples[g];
+            wsum += s->weights[g];
+            if (s->samples[g] < s->min) {
+                s->min = s->samples[g];
+                s->min_weight = s->weights[g];
+            }
+            if (g == 0 || s->samples[g] > s->max) {
+                s->max = s->samples[g];
+                s->max_weight = s->weights[g];
+                s->max_group = g;
+            }
+        }
+        s->mean = ng ? sum / (double)ng : 0;
+        s->mean_weight = ng ? wsum / (double)ng : 0;
+        s->max_over_mean = s->mean > 0 ? (double)s->max / s->mean : 0;
+        if (!ng)
+            s->min = 0;
+    }
+    return rc;
+}
+
+/* One character per group: _ for none, else 9 levels up to max. */
+static void put_bar(FILE *out, const struct spread *s, size_t ng)
+{
+    static const char levels[] = ".:-=+*#%@";
+    for (size_t g = 0; g < ng; g++) {
+        if (!s->samples[g] || !s->max) {
+            putc('_', out);
+            continue;
+        }
+        size_t l = (size_t)((double)s->samples[g] * 9.0 / (double)s->max + 0.999999);
+        putc(levels[(l < 1 ? 1 : l > 9 ? 9 : l) - 1], out);
+    }
+}
+
+static void print_text(FILE *out, const struct imbalance *m)
+{
+    const struct groups *gr = &m->groups;
+    view_text_title(out, m->in, "imbalance");
+    fprintf(out, "over %zu %s%s:", gr->count, gr->kind, gr->count == 1 ? "" : "s");
+    for (size_t g = 0; g < gr->count; g++)
+        fprintf(out, " %" PRIu32, gr->ids[g]);
+    fprintf(out, "; inclusive blame per %s (samples); bar: one character per %s\n", gr->kind,
+            gr->kind);
+    if (!m->shown) {
+        fputs("\nno variable is blamed\n", out);
+        return;
+    }
+    fprintf(out, "\n%8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "min", "mean", "max",
+            view_metric_header(m->in), gr->kind, "variable", "bar");
+    for (size_t v = 0; v < m->shown; v++) {
+        const struct spread *s = &m->spreads[v];
+        fprintf(out, "%8.2f %9" PRIu64 " %9.1f %9" PRIu64 " ", s->max_over_mean, s->min, s->mean,
+                s->max);
+        view_metric_cell(out, m->in, s->max_weight);
+        fprintf(out, " %7" PRIu32 "  ", gr->count ? gr->ids[s->max_group] : 0);
+        char name[512];
+        snprintf(name, sizeof name, "%s%s%s", s->var->name, s->var->function ? "@" : "",
+                 s->var->function ? s->var->function : "");
+        view_cell(out, name, 22, false);
+        fputs(" [", out);
+        put_bar(out, s, gr->count);
+        fputs("]\n", out);
+    }
+    if (m->shown < m->all->nvars)
+        fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", m->all->nvars - m->shown,
+                m->all->nvars - m->shown == 1 ? "" : "s");
+}
+
+static void json_list_u64(FILE *out, const uint64_t *v, size_t n)
+{
+    putc('[', out);
+    for (size_t i = 0; i < n; i++)
+        fprintf(out, "%s%" PRIu64, i ? "," : "", v[i]);
+    putc(']', out);
+}
+
+static void json_list_double(FILE *out, const double *v, size_t n)
+{
+    putc('[', out);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            putc(',', out);
+        json_double(out, v[i]);
+    }
+    putc(']', out);
+}
+
+static void print_json(FILE *out, const struct imbalance *m)
+{
+    const struct groups *gr = &m->groups;
+    view_json_head(out, m->in);
+    fprintf(out, ",\"group\":\"%s\",\"threads\":[", gr->kind);
+    for (size_t g = 0; g < gr->count; g++)
+        fprintf(out, "%s%" PRIu32, g ? "," : "", gr->ids[g]);
+    fputs("],\"thread_samples\":", out);
+    json_list_u64(out, m->group_samples, gr->count);
+    fputs(",\"thread_metric\":", out);
+    json_list_double(out, m->group_weights, gr->count);
+    fputs(",\"variables\":[", out);
+    for (size_t v = 0; v < m->shown; v++) {
+        const struct spread *s = &m->spreads[v];
+        fputs(v ? ",\n{\"name\":" : "\n{\"name\":", out);
+        json_string(out, s->var->name);
+        fputs(",\"function\":", out);
+        json_string_or_null(out, s->var->function);
+        fputs(",\"kind\":", out);
+        json_string(out, s->var->kind);
+        fprintf(out, ",\"samples\":%" PRIu64 ",\"per_thread\":", s->var->inclusive);
+        json_list_u64(out, s->samples, gr->count);
+        fputs(",\"per_thread_metric\":", out);
+        json_list_double(out, s->weights, gr->count);
+        fprintf(out, ",\"min\":%" PRIu64 ",\"mean\":", s->min);
+        json_double(out, s->mean);
+        fprintf(out, ",\"max\":%" PRIu64 ",\"min_metric\":", s->max);
+        json_double(out, s->min_weight);
+        fputs(",\"mean_metric\":", out);
+        json_double(out, s->mean_weight);
+        fputs(",\"max_metric\":", out);
+        json_double(out, s->max_weight);
+        fputs(",\"max_over_mean\":", out);
+        json_double(out, s->max_over_mean);
+        if (gr->count)
+            fprintf(out, ",\"max_thread\":%" PRIu32 "}", gr->ids[s->max_group]);
+        else
+            fputs(",\"max_thread\":null}", out);
+    }
+    fputs("]}\n", out);
+}
+
+static int run_imbalance(struct imbalance *m, struct ppw_err *err)
+{
+    size_t nstacks, ng = m->groups.count;
+    const struct ppw_blame_stack *stacks = view_stacks(m->in, &nstacks);
+    struct ppw_blame_options bo = {0};
+    struct ppw_blame_result *all = NULL;
+    int rc = ppw_blame_attribute(m->in->graph, stacks, nstacks, &bo, &all, err);
+    if (rc)
+        return rc;
+    m->all = all;
+    m->shown = m->o->top_n && m->o->top_n < all->nvars ? m->o->top_n : all->nvars;
+    size_t cells = (m->shown ? m->shown : 1) * (ng ? ng : 1);
+    uint64_t *samples = calloc(cells, sizeof *samples);
+    double *weights = calloc(cells, sizeof *weights);
+    m->spreads = calloc(m->shown ? m->shown : 1, sizeof *m->spreads);
+    m->group_samples = calloc(ng ? ng : 1, sizeof *m->group_samples);
+    m->group_weights = calloc(ng ? ng : 1, sizeof *m->group_weights);
+    if (!samples || !weights || !m->spreads || !m->group_samples || !m->group_weights)
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t v = 0; v < m->shown && !rc; v++)
+        m->spreads[v] = (struct spread){
+            .var = &all->vars[v], .samples = samples + v * ng, .weights = weights + v * ng};
+    if (!rc)
+        rc = measure(m, &bo, err);
+    if (!rc) {
+        if (m->o->fmt == VIEW_JSON)
+            print_json(stdout, m);
+        else
+            print_text(stdout, m);
+    }
+    free(samples);
+    free(weights);
+    free(m->spreads);
+    free(m->group_samples);
+    free(m->group_weights);
+    ppw_blame_result_free(all);
+    return rc;
+}
+
+int cmd_imbalance(int argc, char **argv)
+{
+    struct view_opts o = {0};
+    struct imbalance m = {.o = &o};
+    const struct cli_option options[] = {VIEW_OPTIONS(&o)};
+    const struct cli_flag flags[] = {{"--force", &o.force}};
+    struct view_input in = {0};
+    struct ppw_err err;
+    ppw_err_clear(&err);
+    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT, flags, 1, &o.dir, &o.help,
+                        &err) ||
+        view_check_opts(&o, "imbalance", 10, &err))
+        return cli_fail(&err);
+    if (o.help) {
+        fputs(usage, stdout);
+        return cli_finish_output();
+    }
+    if (o.thread)
+        return cli_usage_error("imbalance: --thread does not apply (it compares all threads)");
+    if (o.fmt == VIEW_TSV)
+        return cli_usage_error("imbalance: unknown format 'tsv' (expected text or json)");
+    o.split_threads = true;
+    int rc = view_load(&o, &in, &err);
+    if (!rc) {
+        m.in = &in;
+        m.groups = (struct groups){"thread", in.threads, in.nthreads};
+        rc = run_imbalance(&m, &err);
+    }
+    view_input_free(&in);
+    return rc ? cli_fail(&err) : cli_finish_output();
+}
