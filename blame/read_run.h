@@ -33,6 +33,16 @@ struct ppw_run_info {
     const char *host, *exe, *cwd;
 };
 
+/* PPW_RUN_MPI (format 1.1): the rank's place in its MPI job and its clock
+ * points against rank 0 (the finalize record replaces the init one). */
+struct ppw_run_mpi {
+    uint32_t rank, size;
+    uint64_t init_local_ns, init_master_ns;
+    uint64_t fini_local_ns, fini_master_ns; /* 0: the rank never reached MPI_Finalize */
+    uint64_t job_id;
+    const char *host;
+};
+
 struct ppw_run_metric {
     uint32_t source; /* enum ppw_metric_source */
     uint32_t unit;   /* enum ppw_metric_unit */
@@ -151,6 +161,8 @@ struct ppw_run {
     size_t argc;
     const char **env;
     size_t env_count;
+    bool has_mpi;  /* an MPI rank: mpi is set (the last PPW_RUN_MPI record) */
+    struct ppw_run_mpi mpi;
     bool finished; /* FINISH present; false: the run did not end normally */
     uint64_t finish_end_ns, finish_threads;
     struct ppw_run_module *modules; /* in record order */

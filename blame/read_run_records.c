@@ -331,6 +331,36 @@ static int read_finish(struct loader *l, const struct rec *r)
     return 0;
 }
 
+/* Written at MPI_Init and again at MPI_Finalize: the last one wins, but
+ * the rank and job may not change. */
+static int read_mpi(struct loader *l, const struct rec *r)
+{
+    typedef struct ppw_rec_mpi T;
+    struct ppw_run_mpi m = {0};
+    int rc = check_body(l, r, sizeof(T), "MPI");
+    if (rc)
+        return rc;
+    m.rank = F32(r->body, T, rank);
+    m.size = F32(r->body, T, size);
+    m.init_local_ns = F64(r->body, T, init_local_ns);
+    m.init_master_ns = F64(r->body, T, init_master_ns);
+    m.fini_local_ns = F64(r->body, T, fini_local_ns);
+    m.fini_master_ns = F64(r->body, T, fini_master_ns);
+    m.job_id = F64(r->body, T, job_id);
+    size_t at = sizeof(T);
+    if ((rc = take_string(l, r, &at, "MPI host", &m.host)))
+        return rc;
+    if (m.size == 0 || m.rank >= m.size)
+        return CORRUPT(l, r->pos, "MPI: rank %u of %u", m.rank, m.size);
+    struct ppw_run_mpi *old = &l->run->mpi;
+    if (l->run->has_mpi &&
+        (old->rank != m.rank || old->size != m.size || old->job_id != m.job_id))
+        return CORRUPT(l, r->pos, "a second MPI record for another rank or job");
+    *old = m;
+    l->run->has_mpi = true;
+    return 0;
+}
+
 static int read_note(struct loader *l, const struct rec *r)
 {
     struct ppw_run_note *note = &l->run->notes[l->note_count];
@@ -363,6 +393,7 @@ static int visit_run_record(struct loader *l, const struct rec *r, void *ctx)
     case PPW_RUN_THREAD_END: return read_thread_end(l, r);
     case PPW_RUN_FINISH: return read_finish(l, r);
     case PPW_RUN_NOTE: return read_note(l, r);
+    case PPW_RUN_MPI: return read_mpi(l, r);
     default: return 0; /* a newer minor version's record, or another file's */
     }
 }

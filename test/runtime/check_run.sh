@@ -208,6 +208,8 @@ case_exports() {
     local want got
     want=$(sed -n 's/^ *\([a-zA-Z_][a-zA-Z0-9_]*\);$/\1/p' "$here/../../runtime/libppw.map" | sort)
     got=$(nm -D --defined-only "$lib/libppw.so" | awk '{ print $3 }' | sort)
+    # The MPI wrappers exist only when libppw was built with mpi.h.
+    echo "$got" | grep -qx MPI_Init || want=$(echo "$want" | grep -v '^MPI_')
     [ "$want" = "$got" ] || fail "exports differ from libppw.map: $(diff <(echo "$want") <(echo "$got"))"
 }
 
@@ -289,6 +291,55 @@ case_user_events() {
     "$blame" profile ue --format json >ue.prof.json || { fail "ppw-blame profile"; return; }
     check "three timed calls of the user region" \
         '[.rows[] | select(.name == "solve") | .calls] | add == 3' ue.prof.json
+}
+
+case_mpi() {
+    command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
+    nm -D --defined-only "$lib/libppw.so" | grep -qw MPI_Init ||
+        skip "libppw was built without mpi.h (no MPI wrappers)"
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    local mpirun=(mpirun --oversubscribe -np 4)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    OMPI_CC=$clang mpicc -g -O2 "$programs/mpi_ring.c" -o mpi_ring.plain ||
+        { echo "cannot build mpi_ring" >&2; exit 1; }
+    OMPI_CC=$clang mpicc -g -O2 "$programs/mpi_ring.c" -o mpi_ring \
+        -L"$lib" -Wl,-rpath,"$lib" -lppw -Wl,--build-id ||
+        { echo "cannot build mpi_ring with libppw" >&2; exit 1; }
+    readelf -d "$lib/libppw.so" | grep -q 'NEEDED.*libmpi' && fail "libppw must not link libmpi"
+    mkdir plain job
+    (cd plain && "${mpirun[@]}" ../mpi_ring.plain >../plain.out 2>../plain.err) ||
+        { fail "uninstrumented mpi_ring failed: $(head -3 plain.err)"; return; }
+    (cd job && "${mpirun[@]}" ../mpi_ring >../mpi.out 2>../mpi.err)
+    local rc=$?
+    [ "$rc" = 0 ] || fail "mpi_ring with ppw: exit status $rc: $(head -3 mpi.err)"
+    cmp -s plain.out mpi.out || fail "stdout differs with ppw: $(diff plain.out mpi.out | head -5)"
+    [ -z "$(ls plain)" ] || fail "the uninstrumented run wrote files: $(ls plain)"
+    local jobs
+    jobs=$(ls -d job/ppw-mpi_ring-* 2>/dev/null)
+    [ "$(echo "$jobs" | grep -c .)" = 1 ] && [ "$(ls job | wc -l)" = 1 ] ||
+        { fail "want one job directory, got: $(ls job)"; return; }
+    local runs
+    runs=$(ls "$jobs" | grep -E '^r[0-9]+-.+-[0-9]+$' | sort)
+    [ "$(echo "$runs" | grep -c .)" = 4 ] && [ "$(ls "$jobs" | wc -l)" = 4 ] ||
+        { fail "want 4 r<rank>-<host>-<pid> run directories, got: $(ls "$jobs")"; return; }
+    local r rank
+    for r in $runs; do
+        rank=${r#r}
+        rank=${rank%%-*}
+        "$blame" dump "$jobs/$r" --format json --what run >"$r.json" ||
+            { fail "ppw-blame dump $r: $(head -3 "$r.json")"; continue; }
+        check "$r: MPI record of rank $rank of 4, finalized" \
+            ".run.mpi.rank == $rank and .run.mpi.size == 4 and .run.mpi.fini_local_ns > 0
+             and .run.mpi.init_local_ns > 0 and .run.mpi.fini_master_ns > .run.mpi.init_master_ns
+             and .run.info.pid == (\"$r\" | split(\"-\") | last | tonumber)" "$r.json"
+        check "$r: the run finished" '.finished == true' "$r.json"
+    done
+    check "rank 0's clock points are its own" \
+        '.run.mpi.init_local_ns == .run.mpi.init_master_ns' r0-*.json
+    [ "$(cat r*.json | jq -s 'map(.run.mpi.job_id) | unique | length')" = 1 ] ||
+        fail "ranks disagree on the job id"
+    [ "$jobs" = "job/ppw-mpi_ring-$(jq .run.info.pid r0-*.json)" ] ||
+        fail "the job directory is not named after rank 0's pid: $jobs"
 }
 
 "case_$case_"

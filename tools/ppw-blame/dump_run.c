@@ -244,6 +244,20 @@ static void json_run(struct dump *d)
     json_metric(out, run);
     json_config(out, run);
     json_calib(out, run);
+    fputs(",\"mpi\":", out);
+    if (run->has_mpi) {
+        const struct ppw_run_mpi *m = &run->mpi;
+        fprintf(out,
+                "{\"rank\":%" PRIu32 ",\"size\":%" PRIu32 ",\"job_id\":%" PRIu64
+                ",\"init_local_ns\":%" PRIu64 ",\"init_master_ns\":%" PRIu64
+                ",\"fini_local_ns\":%" PRIu64 ",\"fini_master_ns\":%" PRIu64 ",\"host\":",
+                m->rank, m->size, m->job_id, m->init_local_ns, m->init_master_ns,
+                m->fini_local_ns, m->fini_master_ns);
+        json_string(out, m->host);
+        putc('}', out);
+    } else {
+        fputs("null", out);
+    }
     fputs(",\"finish\":", out);
     if (run->finished)
         fprintf(out, "{\"end_ns\":%" PRIu64 ",\"threads\":%" PRIu64 "}", run->finish_end_ns,
@@ -333,6 +347,13 @@ static void text_settings(FILE *out, const struct ppw_run *run)
                 c->iterations, c->pair_ns, c->inner_ns, c->throttled_pair_ns, c->clock_ns,
                 c->handler_ns);
     }
+    if (run->has_mpi)
+        fprintf(out,
+                "mpi rank=%" PRIu32 " size=%" PRIu32 " job_id=%" PRIu64 " host=%s init=%" PRIu64
+                "/%" PRIu64 " fini=%" PRIu64 "/%" PRIu64 "\n",
+                run->mpi.rank, run->mpi.size, run->mpi.job_id, run->mpi.host,
+                run->mpi.init_local_ns, run->mpi.init_master_ns, run->mpi.fini_local_ns,
+                run->mpi.fini_master_ns);
     if (run->finished)
         fprintf(out, "finish end_ns=%" PRIu64 " threads=%" PRIu64 "\n", run->finish_end_ns,
                 run->finish_threads);
