@@ -95,8 +95,12 @@ case_stacks() {
         check "$d: >= 99% of samples reach main" \
             '([.samples[] | select(.reaches_main)] | length) >= 0.99 * (.samples | length)' \
             $d.samples.json
-        check "$d: leaf frames are exact PCs" \
-            '[.samples[] | .flags | index("leaf_pc") != null] | all' $d.samples.json
+        # A sample that arrives while libppw walks the stack for a spawn
+        # record is recorded with that walk's stack afterwards, without an
+        # exact leaf: rare, but the first walk of a call site can be slow.
+        check "$d: >= 95% of leaf frames are exact PCs" \
+            '([.samples[] | select(.flags | index("leaf_pc") != null)] | length) >= 0.95 * (.samples | length)' \
+            $d.samples.json
     done
     check "cpu_spin samples are in inner()" \
         '([.samples[] | select(.stack[0].function == "inner")] | length) >= 0.9 * (.samples | length)' \
