@@ -83,10 +83,21 @@ PPW_EXPORT gasp_context_t gasp_init(gasp_model_t srcmodel, int *argc, char ***ar
     return ctx;
 }
 
+/* mpi.c: >0 between the pass's START and END of an MPI call on this
+ * thread, so that libppw's PMPI wrappers do not record it again.  Counted
+ * whether or not the thread is measuring. */
+PPW_TLS int ppw_gasp_mpi_depth;
+
 static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int line, int col,
                    va_list *ap)
 {
     int saved = errno;
+    if (tag >= GASP_MPI_INIT && tag <= GASP_MPI_WAITANY) {
+        if (type == GASP_START)
+            ppw_gasp_mpi_depth++;
+        else if (type == GASP_END && ppw_gasp_mpi_depth > 0)
+            ppw_gasp_mpi_depth--;
+    }
     struct ppw_thread *t = enter();
     if (!t)
         goto out;

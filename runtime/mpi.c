@@ -18,8 +18,14 @@
  * through a duplicate of MPI_COMM_WORLD, so it cannot match the program's
  * messages.
  *
- * Other MPI calls are not wrapped: their GASP events come from the pass
- * (GASP_MPI_* around the calls). */
+ * Point-to-point, wait and collective calls (MPI_Send ... MPI_Allreduce,
+ * see WRAPPERS below) are wrapped too, for code the pass did not
+ * instrument: each wrapper records GASP_MPI_* START and END events with
+ * the pass's operand conventions (gasp_events.h: the masked arguments as
+ * 64-bit values, pointers and handles as addresses, ints sign-extended;
+ * END adds the result) and no file (the stack gives the call site).  When
+ * the pass already wrapped the call, its START event has set
+ * ppw_gasp_mpi_depth (gasp.c) and the wrapper records nothing. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +41,7 @@
 #include <mpi.h>
 
 #include "lifecycle.h"
+#include "measure.h"
 #include "log.h"
 #include "ppw/run_format.h"
 #include "runfile.h"
@@ -63,6 +70,20 @@ static struct {
     __typeof__(PMPI_Recv) *recv;
     MPI_Comm world;
     MPI_Datatype byte;
+    /* the wrapped calls */
+    __typeof__(PMPI_Ssend) *ssend;
+    __typeof__(PMPI_Isend) *isend;
+    __typeof__(PMPI_Irecv) *irecv;
+    __typeof__(PMPI_Wait) *wait;
+    __typeof__(PMPI_Waitall) *waitall;
+    __typeof__(PMPI_Waitany) *waitany;
+    __typeof__(PMPI_Sendrecv) *sendrecv;
+    __typeof__(PMPI_Reduce) *reduce;
+    __typeof__(PMPI_Allreduce) *allreduce;
+    __typeof__(PMPI_Gather) *gather;
+    __typeof__(PMPI_Allgather) *allgather;
+    __typeof__(PMPI_Scatter) *scatter;
+    __typeof__(PMPI_Alltoall) *alltoall;
 } pmpi;
 
 static MPI_Comm comm; /* ppw's duplicate of MPI_COMM_WORLD */
@@ -86,7 +107,14 @@ static int resolve(void)
              LOOK(finalize, "PMPI_Finalize") && LOOK(comm_rank, "PMPI_Comm_rank") &&
              LOOK(comm_size, "PMPI_Comm_size") && LOOK(comm_dup, "PMPI_Comm_dup") &&
              LOOK(comm_free, "PMPI_Comm_free") && LOOK(bcast, "PMPI_Bcast") &&
-             LOOK(barrier, "PMPI_Barrier") && LOOK(send, "PMPI_Send") && LOOK(recv, "PMPI_Recv");
+             LOOK(barrier, "PMPI_Barrier") && LOOK(send, "PMPI_Send") && LOOK(recv, "PMPI_Recv") &&
+             LOOK(ssend, "PMPI_Ssend") && LOOK(isend, "PMPI_Isend") &&
+             LOOK(irecv, "PMPI_Irecv") && LOOK(wait, "PMPI_Wait") &&
+             LOOK(waitall, "PMPI_Waitall") && LOOK(waitany, "PMPI_Waitany") &&
+             LOOK(sendrecv, "PMPI_Sendrecv") && LOOK(reduce, "PMPI_Reduce") &&
+             LOOK(allreduce, "PMPI_Allreduce") && LOOK(gather, "PMPI_Gather") &&
+             LOOK(allgather, "PMPI_Allgather") && LOOK(scatter, "PMPI_Scatter") &&
+             LOOK(alltoall, "PMPI_Alltoall");
 #ifdef OPEN_MPI
     /* Open MPI's handles are addresses of objects in libmpi. */
     if (ok) {
@@ -314,4 +342,202 @@ PPW_EXPORT int MPI_Finalize(void)
     guard_leave(t);
     errno = saved;
     return pmpi.finalize();
+}
+
+/* ---- event-recording wrappers ------------------------------------------ */
+
+/* gasp.c: >0 while the pass's GASP_MPI_* event pair brackets a call on
+ * this thread (its START has been seen, its END not yet). */
+extern PPW_TLS int ppw_gasp_mpi_depth;
+
+/* >0 inside one of the wrappers below on this thread: an MPI library whose
+ * PMPI_X calls MPI_Y gives one event pair, not nested ones. */
+static PPW_TLS int wrapper_depth;
+
+/* A GASP vararg: handles and pointers as addresses, ints sign-extended
+ * (what the pass's widening gives). */
+#define W(x) _Generic((x), int: (int64_t)(x), default: (int64_t)(intptr_t)(x))
+
+/* Whether this call records: not under the pass's events, not nested, not
+ * libppw's own traffic. */
+static int wants_events(void)
+{
+    if (ppw_gasp_mpi_depth > 0 || wrapper_depth > 0)
+        return 0;
+    struct ppw_thread *t = ppw_thread_self();
+    return t && !t->in_ppw && t->measuring;
+}
+
+static void record(unsigned int tag, gasp_evttype_t type, ...)
+{
+    int saved = errno;
+    struct ppw_thread *t = guard_enter();
+    if (t && t->measuring) {
+        va_list ap;
+        va_start(ap, type);
+        ppw_measure_event(t, tag, type, NULL, 0, 0, &ap);
+        va_end(ap);
+    }
+    guard_leave(t);
+    errno = saved;
+}
+
+/* WRAP(tag, call, start operands...): the PMPI call bracketed by events;
+ * END repeats the operands and adds the result. */
+#define WRAP(tag, call, ...)                                                                       \
+    do {                                                                                           \
+        if (!resolve())                                                                            \
+            return MPI_ERR_OTHER;                                                                  \
+        if (!wants_events())                                                                       \
+            return call;                                                                           \
+        record(tag, GASP_START, __VA_ARGS__);                                                      \
+        wrapper_depth++;                                                                           \
+        int rc_ = call;                                                                            \
+        wrapper_depth--;                                                                           \
+        record(tag, GASP_END, __VA_ARGS__, W(rc_));                                                \
+        return rc_;                                                                                \
+    } while (0)
+
+PPW_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                        MPI_Comm c);
+PPW_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm c);
+PPW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm c,
+                        MPI_Status *status);
+PPW_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm c, MPI_Request *request);
+PPW_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm c,
+                         MPI_Request *request);
+PPW_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status);
+PPW_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+PPW_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status);
+PPW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                            void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                            MPI_Comm c, MPI_Status *status);
+PPW_EXPORT int MPI_Barrier(MPI_Comm c);
+PPW_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm c);
+PPW_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                          int root, MPI_Comm c);
+PPW_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm c);
+PPW_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root, MPI_Comm c);
+PPW_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm c);
+PPW_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, int root, MPI_Comm c);
+PPW_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm c);
+
+/* Operands as in gasp_events.h's masks. */
+PPW_EXPORT int MPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                        MPI_Comm c)
+{
+    WRAP(GASP_MPI_SEND, pmpi.send(buf, count, type, dest, tag, c), W(count), W(type), W(dest),
+         W(tag), W(c));
+}
+
+PPW_EXPORT int MPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm c)
+{
+    WRAP(GASP_MPI_SEND, pmpi.ssend(buf, count, type, dest, tag, c), W(count), W(type), W(dest),
+         W(tag), W(c));
+}
+
+PPW_EXPORT int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm c,
+                        MPI_Status *status)
+{
+    WRAP(GASP_MPI_RECV, pmpi.recv(buf, count, type, source, tag, c, status), W(count), W(type),
+         W(source), W(tag), W(c));
+}
+
+PPW_EXPORT int MPI_Isend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
+                         MPI_Comm c, MPI_Request *request)
+{
+    WRAP(GASP_MPI_ISEND, pmpi.isend(buf, count, type, dest, tag, c, request), W(count), W(type),
+         W(dest), W(tag), W(c));
+}
+
+PPW_EXPORT int MPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm c,
+                         MPI_Request *request)
+{
+    WRAP(GASP_MPI_IRECV, pmpi.irecv(buf, count, type, source, tag, c, request), W(count),
+         W(type), W(source), W(tag), W(c));
+}
+
+PPW_EXPORT int MPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    WRAP(GASP_MPI_WAIT, pmpi.wait(request, status), W(request));
+}
+
+PPW_EXPORT int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    WRAP(GASP_MPI_WAITALL, pmpi.waitall(count, requests, statuses), W(count));
+}
+
+PPW_EXPORT int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    WRAP(GASP_MPI_WAITANY, pmpi.waitany(count, requests, index, status), W(count));
+}
+
+PPW_EXPORT int MPI_Sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                            void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                            MPI_Comm c, MPI_Status *status)
+{
+    WRAP(GASP_MPI_SENDRECV,
+         pmpi.sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, c,
+                       status),
+         W(scount), W(stype), W(dest), W(stag), W(rcount), W(rtype), W(source), W(rtag), W(c));
+}
+
+PPW_EXPORT int MPI_Barrier(MPI_Comm c)
+{
+    WRAP(GASP_MPI_BARRIER, pmpi.barrier(c), W(c));
+}
+
+PPW_EXPORT int MPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm c)
+{
+    WRAP(GASP_MPI_BCAST, pmpi.bcast(buf, count, type, root, c), W(count), W(type), W(root), W(c));
+}
+
+PPW_EXPORT int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
+                          int root, MPI_Comm c)
+{
+    WRAP(GASP_MPI_REDUCE, pmpi.reduce(sbuf, rbuf, count, type, op, root, c), W(count), W(type),
+         W(root), W(c));
+}
+
+PPW_EXPORT int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype type,
+                             MPI_Op op, MPI_Comm c)
+{
+    WRAP(GASP_MPI_ALLREDUCE, pmpi.allreduce(sbuf, rbuf, count, type, op, c), W(count), W(type),
+         W(c));
+}
+
+PPW_EXPORT int MPI_Gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root, MPI_Comm c)
+{
+    WRAP(GASP_MPI_GATHER, pmpi.gather(sbuf, scount, stype, rbuf, rcount, rtype, root, c),
+         W(scount), W(stype), W(root), W(c));
+}
+
+PPW_EXPORT int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm c)
+{
+    WRAP(GASP_MPI_ALLGATHER, pmpi.allgather(sbuf, scount, stype, rbuf, rcount, rtype, c),
+         W(scount), W(stype), W(c));
+}
+
+PPW_EXPORT int MPI_Scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, int root, MPI_Comm c)
+{
+    WRAP(GASP_MPI_SCATTER, pmpi.scatter(sbuf, scount, stype, rbuf, rcount, rtype, root, c),
+         W(scount), W(stype), W(root), W(c));
+}
+
+PPW_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            int rcount, MPI_Datatype rtype, MPI_Comm c)
+{
+    WRAP(GASP_MPI_ALLTOALL, pmpi.alltoall(sbuf, scount, stype, rbuf, rcount, rtype, c), W(scount),
+         W(stype), W(c));
 }

@@ -346,6 +346,77 @@ case_mpi() {
         fail "the job directory is not named after rank 0's pid: $jobs"
 }
 
+# mpi_events: libppw's PMPI wrappers record GASP_MPI_* events for calls the
+# pass did not instrument (plain mpicc + -lppw), with the pass's operands
+# (count, type, peer, tag, comm; END adds the result); a ppw-cc build (libppw
+# linked before libmpi, so the wrappers are active too) gets exactly one
+# event pair per call.
+case_mpi_events() {
+    command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
+    nm -D --defined-only "$lib/libppw.so" | grep -qw MPI_Send ||
+        skip "libppw was built without mpi.h (no MPI wrappers)"
+    export OMPI_MCA_rmaps_base_oversubscribe=1
+    local mpirun=(mpirun --oversubscribe -np 4)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    OMPI_CC=$clang mpicc -g -O2 "$programs/mpi_collect.c" -o mpi_collect \
+        -L"$lib" -Wl,-rpath,"$lib" -lppw -Wl,--build-id ||
+        { echo "cannot build mpi_collect with libppw" >&2; exit 1; }
+    local r rank prev next inst=1
+    plugin_loadable || inst=0
+    if [ $inst = 1 ]; then
+        # shellcheck disable=SC2046
+        "$build/bin/ppw-cc" -O2 -g $(mpicc --showme:compile) "$programs/mpi_collect.c" \
+            -o mpi_collect.inst -L"$lib" -Wl,-rpath,"$lib" -lppw $(mpicc --showme:link) 2>cc.err ||
+            { echo "ppw-cc failed: $(cat cc.err)" >&2; exit 1; }
+    fi
+    mkdir plain inst
+    (cd plain && PPW_MODE=trace "${mpirun[@]}" ../mpi_collect >../plain.out 2>../plain.err) ||
+        { fail "mpi_collect with ppw failed: $(head -3 plain.err)"; return; }
+    grep -q "ranks 4, total 12, root 7" plain.out || fail "mpi_collect output: $(cat plain.out)"
+    local count='def n($name; $ev): [.trace[] | select(.name == $name and .event == $ev)] | length;
+        def pairs($names): . as $d | $names | all(. as $x | ($d | n($x; "start")) == 1 and ($d | n($x; "end")) == 1);'
+    for rank in 0 1 2 3; do
+        r=$(ls -d plain/ppw-mpi_collect-*/r$rank-* 2>/dev/null)
+        [ -n "$r" ] || { fail "no run directory of rank $rank: $(ls -R plain | head)"; continue; }
+        "$blame" dump "$r" --format json --what trace >p$rank.json ||
+            { fail "ppw-blame dump $r: $(head -3 p$rank.json)"; continue; }
+        next=$(((rank + 1) % 4)) prev=$(((rank + 3) % 4))
+        check "rank $rank: one START/END pair of each wrapped call" \
+            "$count pairs([\"GASP_MPI_SEND\", \"GASP_MPI_RECV\", \"GASP_MPI_ISEND\", \"GASP_MPI_IRECV\",
+              \"GASP_MPI_WAITALL\", \"GASP_MPI_ALLREDUCE\", \"GASP_MPI_BCAST\", \"GASP_MPI_BARRIER\"])" p$rank.json
+        check "rank $rank: MPI_Send's count, peer, tag; END adds result 0" \
+            "([.trace[] | select(.name == \"GASP_MPI_SEND\") | .args[0,2,3]]
+              == [3, $next, $((100 + rank)), 3, $next, $((100 + rank))])
+             and ([.trace[] | select(.name == \"GASP_MPI_SEND\" and .event == \"end\") | .args
+                   | length, .[5]] == [6, 0])" p$rank.json
+        check "rank $rank: MPI_Recv's count, peer, tag" \
+            "[.trace[] | select(.name == \"GASP_MPI_RECV\") | .args[0,2,3]]
+             == [3, $prev, $((100 + prev)), 3, $prev, $((100 + prev))]" p$rank.json
+        check "rank $rank: MPI_Allreduce's count, type, comm (the same comm as MPI_Send's)" \
+            "([.trace[] | select(.name == \"GASP_MPI_ALLREDUCE\" and .event == \"end\") | .args]
+              | .[0] | length == 4 and .[0] == 1 and .[3] == 0)
+             and ([.trace[] | select(.name == \"GASP_MPI_ALLREDUCE\") | .args[2]] | unique)
+                 == ([.trace[] | select(.name == \"GASP_MPI_SEND\") | .args[4]] | unique)" p$rank.json
+    done
+    [ $inst = 1 ] || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
+    (cd inst && PPW_MODE=trace "${mpirun[@]}" ../mpi_collect.inst >../inst.out 2>../inst.err) ||
+        { fail "ppw-cc-built mpi_collect failed: $(head -3 inst.err)"; return; }
+    for rank in 0 1 2 3; do
+        # The job directory shows that libppw's MPI_Init wrapper, and so
+        # its other wrappers, were active.
+        r=$(ls -d inst/ppw-mpi_collect.inst-*/r$rank-* 2>/dev/null)
+        [ -n "$r" ] || { fail "ppw-cc build: no job run directory of rank $rank"; continue; }
+        "$blame" dump "$r" --format json --what trace >i$rank.json ||
+            { fail "ppw-blame dump $r: $(head -3 i$rank.json)"; continue; }
+        check "rank $rank, ppw-cc build: exactly one event pair per MPI call (no duplicates)" \
+            "$count pairs([\"GASP_MPI_INIT\", \"GASP_MPI_SEND\", \"GASP_MPI_RECV\", \"GASP_MPI_ISEND\",
+              \"GASP_MPI_IRECV\", \"GASP_MPI_WAITALL\", \"GASP_MPI_ALLREDUCE\", \"GASP_MPI_BCAST\",
+              \"GASP_MPI_BARRIER\", \"GASP_MPI_FINALIZE\"])" i$rank.json
+        check "rank $rank, ppw-cc build: no other MPI events" \
+            '[.trace[] | select(.tag >= 1300 and .tag < 1400)] | length == 20' i$rank.json
+    done
+}
+
 "case_$case_"
 [ $failures -eq 0 ] || exit 1
 echo "runtime.$case_: ok"
