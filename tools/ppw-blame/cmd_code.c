@@ -13,7 +13,7 @@
 
 static const char usage[] =
     "usage: ppw-blame code [DIR] [--flat] [--top N] [--min PCT] [--format text|tsv|json]\n"
-    "                      [--binary BIN] [--force] [--thread T] [--folded FILE]\n\n"
+    "                      [--binary BIN] [--force] [--thread T] [--rank R] [--folded FILE]\n\n"
     "The samples by function in full calling context: a tree from main (each\n"
     "function under its caller, with the line of the call), or with --flat one\n"
     "row per function. incl: samples with the function on the stack; self:\n"
@@ -24,6 +24,7 @@ static const char usage[] =
     "  --min PCT          tree: leave out calls below PCT% of the samples (default 0.5)\n"
     "  --format FORMAT    text (default), tsv or json\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
+    "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
     "  --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 

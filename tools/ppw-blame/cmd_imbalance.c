@@ -15,29 +15,53 @@
 
 static const char usage[] =
     "usage: ppw-blame imbalance [DIR] [--top N] [--format text|json] [--binary BIN] [--force]\n"
+    "                           [--by rank|thread]\n"
     "       ppw-blame imbalance --folded FILE --binary BIN [options]\n\n"
     "For each of the variables with the most inclusive blame over all threads, the\n"
     "spread of that blame over the run's threads: min, mean and max, max/mean, the\n"
     "thread with the max, and a bar with one character per thread (_ for none, then\n"
     ". : - = + * # % @ up to the max). Threads that took no samples count as 0.\n\n"
+    "A job directory (all ranks of an MPI run) is compared over its ranks, or with\n"
+    "--by thread over every rank's threads (named rank:thread).\n\n"
     "  --top N            the N first variables (default 10; 0: all)\n"
+    "  --by GROUP         rank (default for a job directory) or thread\n"
     "  --format FORMAT    text (default) or json\n"
     "  --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
 /* The groups samples are compared over, and which group a stack is in. */
 struct groups {
-    const char *kind; /* "thread" */
+    const char *kind; /* "thread" or "rank" */
     const uint32_t *ids;
     size_t count;
+    bool by_rank;     /* a stack's group is its thread id's rank */
+    bool job_threads; /* thread ids of a job: rank * PPW_JOB_RANK_SHIFT + thread */
 };
 
 static size_t group_of(const struct groups *g, const struct ppw_blame_stack *st)
 {
-    for (size_t i = 0; i < g->count; i++)
-        if (g->ids[i] == st->thread)
-            return i;
-    return SIZE_MAX;
+    if (st->thread == UINT32_MAX)
+        return SIZE_MAX;
+    uint32_t id = g->by_rank ? st->thread / PPW_JOB_RANK_SHIFT : st->thread;
+    size_t lo = 0, hi = g->count; /* ids are sorted */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->ids[mid] < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < g->count && g->ids[lo] == id ? lo : SIZE_MAX;
+}
+
+/* A group's name: the id, or rank:thread for a job's threads. */
+static void put_id(FILE *out, const struct groups *g, uint32_t id, bool quoted)
+{
+    if (g->job_threads)
+        fprintf(out, quoted ? "\"%" PRIu32 ":%" PRIu32 "\"" : "%" PRIu32 ":%" PRIu32,
+                id / PPW_JOB_RANK_SHIFT, id % PPW_JOB_RANK_SHIFT);
+    else
+        fprintf(out, "%" PRIu32, id);
 }
 
 /* One variable's blame per group. */
@@ -75,10 +99,15 @@ static int measure(struct imbalance *m, const struct ppw_blame_options *bo, stru
     const struct ppw_blame_stack *stacks = view_stacks(m->in, &nstacks);
     struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
     int rc = mine ? 0 : ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    size_t *gof = malloc((nstacks ? nstacks : 1) * sizeof *gof);
+    if (!gof && !rc)
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t i = 0; i < nstacks && !rc; i++)
+        gof[i] = group_of(&m->groups, &stacks[i]);
     for (size_t g = 0; g < ng && !rc; g++) {
         size_t n = 0;
         for (size_t i = 0; i < nstacks; i++)
-            if (group_of(&m->groups, &stacks[i]) == g) {
+            if (gof[i] == g) {
                 mine[n++] = stacks[i];
                 m->group_samples[g] += stacks[i].samples;
                 m->group_weights[g] += stacks[i].weight;
@@ -98,6 +127,7 @@ static int measure(struct imbalance *m, const struct ppw_blame_options *bo, stru
         ppw_blame_result_free(r);
     }
     free(mine);
+    free(gof);
     for (size_t v = 0; v < m->shown && !rc; v++) {
         struct spread *s = &m->spreads[v];
         double sum = 0, wsum = 0;
@@ -144,8 +174,12 @@ static void print_text(FILE *out, const struct imbalance *m)
     const struct groups *gr = &m->groups;
     view_text_title(out, m->in, "imbalance");
     fprintf(out, "over %zu %s%s:", gr->count, gr->kind, gr->count == 1 ? "" : "s");
-    for (size_t g = 0; g < gr->count; g++)
-        fprintf(out, " %" PRIu32, gr->ids[g]);
+    for (size_t g = 0; g < gr->count && g < 64; g++) {
+        putc(' ', out);
+        put_id(out, gr, gr->ids[g], false);
+    }
+    if (gr->count > 64)
+        fputs(" ...", out);
     fprintf(out, "; inclusive blame per %s (samples); bar: one character per %s\n", gr->kind,
             gr->kind);
     if (!m->shown) {
@@ -159,7 +193,13 @@ static void print_text(FILE *out, const struct imbalance *m)
         fprintf(out, "%8.2f %9" PRIu64 " %9.1f %9" PRIu64 " ", s->max_over_mean, s->min, s->mean,
                 s->max);
         view_metric_cell(out, m->in, s->max_weight);
-        fprintf(out, " %7" PRIu32 "  ", gr->count ? gr->ids[s->max_group] : 0);
+        char id[32] = "-";
+        if (gr->count && gr->job_threads)
+            snprintf(id, sizeof id, "%" PRIu32 ":%" PRIu32, gr->ids[s->max_group] / PPW_JOB_RANK_SHIFT,
+                     gr->ids[s->max_group] % PPW_JOB_RANK_SHIFT);
+        else if (gr->count)
+            snprintf(id, sizeof id, "%" PRIu32, gr->ids[s->max_group]);
+        fprintf(out, " %7s  ", id);
         char name[512];
         snprintf(name, sizeof name, "%s%s%s", s->var->name, s->var->function ? "@" : "",
                  s->var->function ? s->var->function : "");
@@ -196,12 +236,16 @@ static void print_json(FILE *out, const struct imbalance *m)
 {
     const struct groups *gr = &m->groups;
     view_json_head(out, m->in);
-    fprintf(out, ",\"group\":\"%s\",\"threads\":[", gr->kind);
-    for (size_t g = 0; g < gr->count; g++)
-        fprintf(out, "%s%" PRIu32, g ? "," : "", gr->ids[g]);
-    fputs("],\"thread_samples\":", out);
+    const char *k = gr->kind;
+    fprintf(out, ",\"group\":\"%s\",\"%ss\":[", k, k);
+    for (size_t g = 0; g < gr->count; g++) {
+        if (g)
+            putc(',', out);
+        put_id(out, gr, gr->ids[g], true);
+    }
+    fprintf(out, "],\"%s_samples\":", k);
     json_list_u64(out, m->group_samples, gr->count);
-    fputs(",\"thread_metric\":", out);
+    fprintf(out, ",\"%s_metric\":", k);
     json_list_double(out, m->group_weights, gr->count);
     fputs(",\"variables\":[", out);
     for (size_t v = 0; v < m->shown; v++) {
@@ -212,9 +256,9 @@ static void print_json(FILE *out, const struct imbalance *m)
         json_string_or_null(out, s->var->function);
         fputs(",\"kind\":", out);
         json_string(out, s->var->kind);
-        fprintf(out, ",\"samples\":%" PRIu64 ",\"per_thread\":", s->var->inclusive);
+        fprintf(out, ",\"samples\":%" PRIu64 ",\"per_%s\":", s->var->inclusive, k);
         json_list_u64(out, s->samples, gr->count);
-        fputs(",\"per_thread_metric\":", out);
+        fprintf(out, ",\"per_%s_metric\":", k);
         json_list_double(out, s->weights, gr->count);
         fprintf(out, ",\"min\":%" PRIu64 ",\"mean\":", s->min);
         json_double(out, s->mean);
@@ -226,10 +270,12 @@ static void print_json(FILE *out, const struct imbalance *m)
         json_double(out, s->max_weight);
         fputs(",\"max_over_mean\":", out);
         json_double(out, s->max_over_mean);
+        fprintf(out, ",\"max_%s\":", k);
         if (gr->count)
-            fprintf(out, ",\"max_thread\":%" PRIu32 "}", gr->ids[s->max_group]);
+            put_id(out, gr, gr->ids[s->max_group], true);
         else
-            fputs(",\"max_thread\":null}", out);
+            fputs("null", out);
+        putc('}', out);
     }
     fputs("]}\n", out);
 }
@@ -277,12 +323,13 @@ int cmd_imbalance(int argc, char **argv)
 {
     struct view_opts o = {0};
     struct imbalance m = {.o = &o};
-    const struct cli_option options[] = {VIEW_OPTIONS(&o)};
+    const char *by = NULL;
+    const struct cli_option options[] = {VIEW_OPTIONS(&o), {"--by", &by}};
     const struct cli_flag flags[] = {{"--force", &o.force}};
     struct view_input in = {0};
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT, flags, 1, &o.dir, &o.help,
+    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 1, &o.dir, &o.help,
                         &err) ||
         view_check_opts(&o, "imbalance", 10, &err))
         return cli_fail(&err);
@@ -292,14 +339,26 @@ int cmd_imbalance(int argc, char **argv)
     }
     if (o.thread)
         return cli_usage_error("imbalance: --thread does not apply (it compares all threads)");
+    if (o.rank)
+        return cli_usage_error("imbalance: --rank does not apply (it compares all ranks)");
+    if (by && strcmp(by, "rank") != 0 && strcmp(by, "thread") != 0)
+        return cli_usage_error("imbalance: --by needs rank or thread, not '%s'", by);
     if (o.fmt == VIEW_TSV)
         return cli_usage_error("imbalance: unknown format 'tsv' (expected text or json)");
     o.split_threads = true;
     int rc = view_load(&o, &in, &err);
     if (!rc) {
         m.in = &in;
-        m.groups = (struct groups){"thread", in.threads, in.nthreads};
-        rc = run_imbalance(&m, &err);
+        bool by_rank = in.job && !(by && strcmp(by, "thread") == 0);
+        if (by && strcmp(by, "rank") == 0 && !in.job)
+            rc = ppw_err_set(&err, PPW_EUSAGE,
+                             "imbalance: --by rank needs a job directory (of an MPI run)");
+        else if (by_rank)
+            m.groups = (struct groups){"rank", in.ranks, in.nranks, true, false};
+        else
+            m.groups = (struct groups){"thread", in.threads, in.nthreads, false, in.job};
+        if (!rc)
+            rc = run_imbalance(&m, &err);
     }
     view_input_free(&in);
     return rc ? cli_fail(&err) : cli_finish_output();

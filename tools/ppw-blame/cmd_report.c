@@ -14,7 +14,8 @@
 
 static const char usage[] =
     "usage: ppw-blame report [DIR] [--top N] [--exclusive] [--blame-point FN]\n"
-    "                        [--format text|tsv|json] [--binary BIN] [--force] [--thread T]\n"
+    "                        [--format text|tsv|json] [--binary BIN] [--force]\n"
+    "                        [--thread T] [--rank R]\n"
     "       ppw-blame report --folded FILE --binary BIN [options]\n\n"
     "Ranks the variables of the program by the share of samples that blame them:\n"
     "inclusive (the samples of every line computing what the variable holds, in\n"
@@ -27,6 +28,7 @@ static const char usage[] =
     "  --exclusive        rank by exclusive blame\n"
     "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
+    "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
     "  --format FORMAT    text (default), tsv or json\n"
     "  --binary BIN       the binary with the blame graphs (default: the run's executable)\n"
     "  --force            use BIN even when its build-id is not the run's\n"

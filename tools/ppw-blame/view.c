@@ -54,6 +54,21 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
         o->thread_id = (uint32_t)t;
         o->split_threads = true;
     }
+    if (o->rank) {
+        char *end;
+        errno = 0;
+        unsigned long long r = strtoull(o->rank, &end, 10);
+        if (o->rank[0] < '0' || o->rank[0] > '9' || *end || errno ||
+            r >= UINT32_MAX / PPW_JOB_RANK_SHIFT)
+            return ppw_err_set(err, PPW_EUSAGE, "%s: --rank needs a rank, not '%s'", command,
+                               o->rank);
+        if (o->folded)
+            return ppw_err_set(err, PPW_EUSAGE, "%s: --rank needs a job directory, not --folded",
+                               command);
+        o->has_rank = true;
+        o->rank_id = (uint32_t)r;
+        o->split_threads = true;
+    }
     if (o->folded && o->dir)
         return ppw_err_set(err, PPW_EUSAGE, "%s: give a run directory or --folded FILE, not both",
                            command);
@@ -134,6 +149,136 @@ static void progress_bar(void *context, uint64_t done, uint64_t total)
     *shown = true;
 }
 
+/* Appends a line to in->job_notes. */
+static int note(struct view_input *in, const char *line, struct ppw_err *err)
+{
+    size_t old = in->job_notes ? strlen(in->job_notes) : 0, n = strlen(line);
+    char *p = realloc(in->job_notes, old + n + 2);
+    if (!p)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    memcpy(p + old, line, n);
+    p[old + n] = '\n';
+    p[old + n + 1] = 0;
+    in->job_notes = p;
+    return 0;
+}
+
+/* "<what>: r r r" for the ranks where pick says so, as a note. */
+static int note_ranks(struct view_input *in, const struct ppw_job *job, const char *what,
+                      int which, struct ppw_err *err)
+{
+    char line[1024];
+    size_t len = (size_t)snprintf(line, sizeof line, "%s:", what), count = 0;
+    size_t n = which == 0 ? job->nmissing : job->count;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t r;
+        if (which == 0)
+            r = job->missing[i];
+        else if (which == 1 && job->ranks[i].loaded && !job->ranks[i].finished)
+            r = job->ranks[i].rank;
+        else if (which == 2 && !job->ranks[i].loaded)
+            r = job->ranks[i].rank;
+        else
+            continue;
+        count++;
+        if (len < sizeof line - 40)
+            len += (size_t)snprintf(line + len, sizeof line - len, " %" PRIu32, r);
+        else if (len < sizeof line - 4)
+            len += (size_t)snprintf(line + len, sizeof line - len, " ...");
+    }
+    return count ? note(in, line, err) : 0;
+}
+
+static int load_job(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
+{
+    struct ppw_job *job = NULL;
+    struct ppw_run *run = NULL;
+    struct ppw_symbols *syms = NULL;
+    struct ppw_lines *lines = NULL;
+    const struct ppw_job_rank *first = NULL, *other = NULL;
+    const char *workers = getenv("PPW_BLAME_THREADS");
+    int rc = ppw_job_scan(in->source, &job, err);
+    if (!rc)
+        rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), workers ? (unsigned)atoi(workers) : 0,
+                          err);
+    if (!rc)
+        other = ppw_job_mismatch(job, &first);
+    if (!rc && !first)
+        rc = ppw_err_set(err, job->ranks[0].err.code ? job->ranks[0].err.code : PPW_EIO,
+                         "%s: no rank could be read (rank %" PRIu32 ": %s)", in->source,
+                         job->ranks[0].rank, job->ranks[0].err.message);
+    if (!rc && other && !o->force)
+        rc = ppw_err_set(err, PPW_ECORRUPT,
+                         "%s: ranks from different binaries: rank %" PRIu32 " has build-id %s, "
+                         "rank %" PRIu32 " has %s (--force uses them anyway)",
+                         in->source, first->rank, first->build_id[0] ? first->build_id : "none",
+                         other->rank, other->build_id[0] ? other->build_id : "none");
+    if (!rc && other)
+        rc = note(in, "warning: the ranks come from different binaries (--force)", err);
+    if (!rc && !o->binary && !first->exe)
+        rc = ppw_err_set(err, PPW_ENOTFOUND,
+                         "%s: the run does not name its executable: give --binary BIN",
+                         first->dir);
+    if (!rc && !(in->binary = strdup(o->binary ? o->binary : first->exe)))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    /* The binary is checked against the first rank read. */
+    if (!rc)
+        rc = ppw_run_load_merged(first->dir, &run, err);
+    if (!rc)
+        rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &syms, err);
+    if (!rc)
+        rc = ppw_lines_new(syms, &lines, err);
+    if (!rc)
+        rc = check_binary(o, run, in, lines, err);
+    if (!rc)
+        run_metric(run, in);
+    if (!rc)
+        rc = ppw_job_merge(job, in->stacks, err);
+    size_t nthreads = 0;
+    for (size_t i = 0; !rc && i < job->count; i++)
+        nthreads += job->ranks[i].nthreads;
+    if (!rc && (!(in->threads = malloc((nthreads ? nthreads : 1) * sizeof *in->threads)) ||
+                !(in->ranks = malloc(job->count * sizeof *in->ranks))))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    if (!rc) {
+        in->from_run = true;
+        in->job = true;
+        in->finished = true;
+        in->job_size = job->size;
+        for (size_t i = 0; i < job->count; i++) {
+            const struct ppw_job_rank *r = &job->ranks[i];
+            if (!r->loaded)
+                continue;
+            in->ranks[in->nranks++] = r->rank;
+            in->finished &= r->finished;
+            for (size_t t = 0; t < r->nthreads; t++)
+                in->threads[in->nthreads++] = r->rank * PPW_JOB_RANK_SHIFT +
+                    (r->threads[t] < PPW_JOB_RANK_SHIFT ? r->threads[t] : PPW_JOB_RANK_SHIFT - 1);
+            in->glue.samples += r->glue.samples;
+            in->glue.glue_errors += r->glue.glue_errors;
+            in->glue.truncated += r->glue.truncated;
+            in->glue.without_lines += r->glue.without_lines;
+        }
+        rc = note_ranks(in, job, "warning: ranks missing (no run directory)", 0, err);
+    }
+    if (!rc)
+        rc = note_ranks(in, job, "warning: ranks that did not end normally", 1, err);
+    if (!rc)
+        rc = note_ranks(in, job, "warning: ranks that could not be read", 2, err);
+    for (size_t i = 0; !rc && i < job->count; i++)
+        if (!job->ranks[i].loaded) {
+            char line[700];
+            snprintf(line, sizeof line, "  rank %" PRIu32 ": %s", job->ranks[i].rank,
+                     job->ranks[i].err.message);
+            rc = note(in, line, err);
+        }
+    ppw_lines_free(lines);
+    ppw_symbols_free(syms);
+    ppw_run_free(run);
+    ppw_job_free(job);
+    return rc;
+}
+
 static int load_run(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
 {
     bool shown = false;
@@ -142,6 +287,11 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     struct ppw_symbols *syms = NULL;
     struct ppw_lines *lines = NULL;
     int rc = cli_run_dir(o->dir, &in->source, err);
+    if (!rc && ppw_job_is_dir(in->source))
+        return load_job(o, in, err);
+    if (!rc && o->has_rank)
+        rc = ppw_err_set(err, PPW_EUSAGE, "%s: --rank needs a job directory (of an MPI run)",
+                         in->source);
     if (!rc)
         rc = ppw_run_load_merged(in->source, &run, err);
     if (!rc && !o->binary && !(run->has_info && run->info.exe[0]))
@@ -201,28 +351,54 @@ static int stack_threads(struct view_input *in, struct ppw_err *err)
     return 0;
 }
 
-/* --thread T: the stacks of thread T. */
-static int select_thread(struct view_input *in, uint32_t thread, struct ppw_err *err)
+static bool in_list(const uint32_t *v, size_t n, uint32_t x)
 {
+    for (size_t i = 0; i < n; i++)
+        if (v[i] == x)
+            return true;
+    return false;
+}
+
+/* Whether a stack's thread id is in the selection. */
+static bool selected(const struct view_input *in, uint32_t id)
+{
+    if (id == UINT32_MAX)
+        return false;
+    if (!in->job)
+        return id == in->thread;
+    return (!in->sel_rank || id / PPW_JOB_RANK_SHIFT == in->rank) &&
+           (!in->sel_thread || id % PPW_JOB_RANK_SHIFT == in->thread);
+}
+
+/* --thread T and --rank R: the stacks of thread T (of every rank in a job),
+ * of rank R, or of thread T of rank R. */
+static int select_stacks(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
+{
+    in->sel_thread = o->has_thread;
+    in->sel_rank = o->has_rank;
+    in->thread = o->thread_id;
+    in->rank = o->rank_id;
+    if (o->has_rank && !in_list(in->ranks, in->nranks, o->rank_id))
+        return ppw_err_set(err, PPW_ENOTFOUND, "%s: no rank %" PRIu32 " (%zu ranks read)",
+                           in->source, o->rank_id, in->nranks);
     bool known = false;
-    for (size_t i = 0; i < in->nthreads; i++)
-        known |= in->threads[i] == thread;
-    if (!known)
+    for (size_t i = 0; i < in->nthreads && o->has_thread; i++)
+        known |= selected(in, in->threads[i]);
+    if (o->has_thread && !known)
         return ppw_err_set(err, PPW_ENOTFOUND, "%s: no thread %" PRIu32 " (there are %zu: %s)",
-                           in->source, thread, in->nthreads,
+                           in->source, o->thread_id, in->nthreads,
                            in->nthreads ? "see 'ppw-blame dump'" : "none");
     size_t n;
     const struct ppw_blame_stack *st = ppw_stack_set_stacks(in->stacks, &n);
     if (n && !(in->sel = malloc(n * sizeof *in->sel)))
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
-        if (st[i].thread == thread) {
+        if (selected(in, st[i].thread)) {
             in->sel[in->nsel++] = st[i];
             in->sel_samples += st[i].samples;
             in->sel_weight += st[i].weight;
         }
     in->selected = true;
-    in->thread = thread;
     return 0;
 }
 
@@ -243,8 +419,8 @@ int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *
         if (!rc)
             rc = stack_threads(in, err);
     }
-    if (!rc && o->has_thread)
-        rc = select_thread(in, o->thread_id, err);
+    if (!rc && (o->has_thread || o->has_rank))
+        rc = select_stacks(o, in, err);
     return rc;
 }
 
@@ -255,6 +431,8 @@ void view_input_free(struct view_input *in)
     free(in->source);
     free(in->binary);
     free(in->threads);
+    free(in->ranks);
+    free(in->job_notes);
     free(in->sel);
     *in = (struct view_input){0};
 }
@@ -305,7 +483,11 @@ void view_json_head(FILE *out, const struct view_input *in)
 void view_json_open(FILE *out, const struct view_input *in, const char *list)
 {
     view_json_head(out, in);
-    if (in->selected)
+    if (in->job)
+        fprintf(out, ",\"ranks\":%zu,\"job_size\":%" PRIu32, in->nranks, in->job_size);
+    if (in->sel_rank)
+        fprintf(out, ",\"rank\":%" PRIu32, in->rank);
+    if (in->sel_thread)
         fprintf(out, ",\"thread\":%" PRIu32, in->thread);
     fprintf(out, ",\"%s\":[", list);
 }
@@ -314,8 +496,10 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
 {
     fprintf(out, "%s: %" PRIu64 " samples (metric: %s) ", view, view_total_samples(in),
             in->metric);
-    if (in->selected)
+    if (in->sel_thread)
         fprintf(out, "of thread %" PRIu32 " ", in->thread);
+    if (in->sel_rank)
+        fprintf(out, "of rank %" PRIu32 " ", in->rank);
     fputs("from ", out);
     cli_text(out, in->source);
     fputs(", binary ", out);
@@ -323,9 +507,13 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
     putc('\n', out);
     if (!in->from_run)
         return;
+    if (in->job)
+        fprintf(out, "job: %zu of %" PRIu32 " ranks read\n", in->nranks, in->job_size);
+    if (in->job_notes)
+        fputs(in->job_notes, out);
     if (in->forced)
         fputs("warning: the binary is from another build than the run (--force)\n", out);
-    if (!in->finished)
+    if (!in->finished && !in->job)
         fputs("warning: the run did not end normally\n", out);
     const struct ppw_glue_stats *g = &in->glue;
     if (g->glue_errors)

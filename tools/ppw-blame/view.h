@@ -12,6 +12,7 @@
 #include "attribute.h"
 #include "error.h"
 #include "glue.h"
+#include "job.h"
 
 struct ppw_static_graph;
 struct ppw_stack_set;
@@ -20,20 +21,22 @@ enum view_format { VIEW_TEXT, VIEW_TSV, VIEW_JSON };
 
 /* The options every view takes. */
 struct view_opts {
-    const char *dir, *folded, *binary, *format, *top, *thread;
+    const char *dir, *folded, *binary, *format, *top, *thread, *rank;
     bool force, help;
     enum view_format fmt;
     size_t top_n;        /* 0: all */
     bool has_thread;     /* --thread T: only thread T's samples */
     uint32_t thread_id;  /* T */
+    bool has_rank;       /* --rank R: only rank R's samples (job directories) */
+    uint32_t rank_id;    /* R */
     bool split_threads;  /* keep the stacks of different threads apart (set by the command) */
 };
 
-/* The value options of view_opts, for cli_parse_flags (5 entries). */
+/* The value options of view_opts, for cli_parse_flags (6 entries). */
 #define VIEW_OPTIONS(o)                                                                       \
     {"--folded", &(o)->folded}, {"--binary", &(o)->binary}, {"--format", &(o)->format},        \
-        {"--top", &(o)->top}, {"--thread", &(o)->thread}
-#define VIEW_OPTION_COUNT 5
+        {"--top", &(o)->top}, {"--thread", &(o)->thread}, {"--rank", &(o)->rank}
+#define VIEW_OPTION_COUNT 6
 
 /* Checks and converts the parsed options (format, top; --folded needs
  * --binary and no DIR); top_default when --top is absent. */
@@ -52,10 +55,17 @@ struct view_input {
     bool finished;      /* the run ended normally */
     bool forced;        /* --force used a binary of another build */
     struct ppw_glue_stats glue;
-    uint32_t *threads;  /* the run's thread indices, sorted (folded: those of the stacks) */
+    uint32_t *threads;  /* the run's thread indices, sorted (folded: those of the stacks;
+                           a job: rank * PPW_JOB_RANK_SHIFT + thread) */
     size_t nthreads;
-    bool selected;      /* --thread: the stacks and totals below are the thread's */
-    uint32_t thread;
+    bool job;           /* a job directory: the ranks below are set */
+    uint32_t *ranks;    /* the ranks loaded, sorted */
+    size_t nranks;
+    uint32_t job_size;  /* ranks in the job (MPI record), loaded or not */
+    char *job_notes;    /* text lines about missing, unfinished or unreadable ranks */
+    bool selected;      /* --thread/--rank: the stacks and totals below are the selection's */
+    bool sel_thread, sel_rank;
+    uint32_t thread, rank;
     struct ppw_blame_stack *sel;
     size_t nsel;
     uint64_t sel_samples;

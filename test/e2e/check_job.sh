@@ -1,0 +1,70 @@
+#!/bin/bash
+# Job directories end to end (ctest e2e.job_ranks): imbalance_threads.c is
+# built with ppw-cc and run sampled twice, once balanced (BASE) and once
+# with 3x the work (HEAVY); make_job.py makes a 256-rank job directory of
+# copies (rank 77 is HEAVY).  report must aggregate all ranks, --rank one,
+# imbalance by rank must name rank 77; then 2 deleted rank directories and
+# an unfinished rank are reported, and a rank of another build is refused.
+#
+#   check_job.sh BUILD_DIR
+set -uo pipefail
+build=$(cd "$1" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppw-e2e-job.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+blame=$build/bin/ppw-blame
+command -v python3 >/dev/null || { echo "SKIP: no python3" >&2; exit 77; }
+if nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_; then
+    echo "SKIP: the plugin is ASan-built" >&2
+    exit 77
+fi
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$build/bin/ppw-cc" -O2 "$here/imbalance_threads.c" -o prog -lpthread || fail "cannot build"
+PPW_OUTPUT=$tmp/base ./prog 1 8000 >out.txt || fail "the base run failed"
+PPW_OUTPUT=$tmp/heavy ./prog 1 24000 >>out.txt || fail "the heavy run failed"
+python3 "$here/make_job.py" job 256 base heavy 77 || fail "make_job.py"
+
+"$blame" report base --binary ./prog --format json --top 0 >base.json || fail "base: $(cat base.json)"
+"$blame" report heavy --binary ./prog --format json --top 0 >heavy.json || fail "heavy"
+b=$(jq .total_samples base.json)
+h=$(jq .total_samples heavy.json)
+"$blame" report job --binary ./prog --format json --top 0 >job.json || fail "job: $(cat job.json)"
+ok=$(jq --argjson b "$b" --argjson h "$h" '.total_samples == 255 * $b + $h and .ranks == 256 and
+    .variables[0].name == "jobs"' job.json)
+[ "$ok" = true ] || fail "aggregate: expected $((255 * b + h)) samples; got $(jq -c '{total_samples, ranks}' job.json)"
+"$blame" report job --binary ./prog --rank 77 --format json >r77.json || fail "--rank 77"
+[ "$(jq --argjson h "$h" '.rank == 77 and .total_samples == $h' r77.json)" = true ] ||
+    fail "--rank 77: $(jq -c '{rank, total_samples}' r77.json)"
+"$blame" code job --binary ./prog --rank 3 --thread 1 --format json >code.json || fail "code --rank --thread"
+[ "$(jq '.rank == 3 and .thread == 1' code.json)" = true ] || fail "code --rank 3 --thread 1"
+"$blame" report job --binary ./prog --rank 999 >/dev/null 2>&1
+[ $? = 1 ] || fail "--rank 999 should fail with status 1"
+
+"$blame" imbalance job --binary ./prog --format json >imb.json || fail "imbalance: $(cat imb.json)"
+ok=$(jq '.group == "rank" and (.ranks | length) == 256 and .variables[0].name == "jobs" and
+    .variables[0].max_rank == 77 and .variables[0].max_over_mean >= 2.3' imb.json)
+[ "$ok" = true ] || fail "imbalance: $(jq -c '{group, top: .variables[0] | {name, max_rank, max_over_mean}}' imb.json)"
+"$blame" imbalance job --binary ./prog >imb.txt || fail "imbalance text"
+grep -q '^ *[0-9.]* .* 77  jobs@main' imb.txt || fail "imbalance text: $(cat imb.txt)"
+"$blame" imbalance job --binary ./prog --by thread --format json >imbt.json || fail "--by thread"
+[ "$(jq '.group == "thread" and (.threads | length) == 512 and (.variables[0].max_thread | startswith("77:"))' imbt.json)" = true ] ||
+    fail "--by thread: $(jq -c '{group, n: (.threads | length), m: .variables[0].max_thread}' imbt.json)"
+
+# Faults: 2 ranks missing, one unfinished; the others stay usable.
+rm -rf job/r5-node-* job/r200-node-*
+python3 "$here/make_job.py" unfinish job/r9-node-1009 || fail "unfinish"
+"$blame" report job --binary ./prog >faults.txt || fail "faults: $(cat faults.txt)"
+grep -q '^job: 254 of 256 ranks read' faults.txt || fail "faults: $(head -5 faults.txt)"
+grep -q '^warning: ranks missing (no run directory): 5 200$' faults.txt || fail "missing: $(head -5 faults.txt)"
+grep -q '^warning: ranks that did not end normally: 9$' faults.txt || fail "unfinished: $(head -5 faults.txt)"
+
+# Another build: refused, naming both ranks, unless --force.
+python3 "$here/make_job.py" rebuild job/r11-node-1011 || fail "rebuild"
+"$blame" report job --binary ./prog >/dev/null 2>err.txt
+[ $? = 1 ] || fail "a mismatched build should fail"
+grep -q 'different binaries: rank 0 has build-id [0-9a-f]*, rank 11 has [0-9a-f]*' err.txt ||
+    fail "mismatch: $(cat err.txt)"
+"$blame" report job --binary ./prog --force >forced.txt 2>&1 || fail "--force: $(cat forced.txt)"
+echo "e2e.job_ranks: 256 ranks, $(jq .total_samples job.json) samples; rank 77 max/mean $(jq '.variables[0].max_over_mean * 100 | floor / 100' imb.json)"
