@@ -241,16 +241,12 @@ static int start_run(int fork_child)
     write_env();
     ppw_modules_init();
     ppw_running = 1;
-    if (!fork_child) {
-        ppw_sampler_init();
+    /* A fork()ed child records its metric and calibration again, so that
+     * its directory stands alone; spawn tracking carries over. */
+    ppw_sampler_init();
+    if (!fork_child)
         ppw_spawn_init();
-        ppw_measure_init();
-    } else {
-        /* Same metric and calibration as the parent; record them again so
-         * the child's directory stands alone. */
-        ppw_sampler_init();
-        ppw_measure_init();
-    }
+    ppw_measure_init();
     return 0;
 }
 

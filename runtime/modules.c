@@ -146,7 +146,7 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     const char *strings[1] = {path};
     ppw_runfile_append(PPW_RUN_MODULE, &rec, sizeof(rec), 1, strings);
     if (nknown < MODULES_MAX)
-        known[nknown++] = (struct known){lo == hi ? 0 : info->dlpi_addr, lo, hi, 1};
+        known[nknown++] = (struct known){info->dlpi_addr, lo, hi, 1};
     return 0;
 }
 

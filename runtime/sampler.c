@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hash.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "modules.h"
@@ -63,16 +64,6 @@ static uint64_t drops_without_thread; /* signals for threads with no state */
 /* PAPI state (only when source == PPW_METRIC_PAPI_CYCLES). */
 static PPW_TLS int papi_eventset = -1;
 
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 PPW_SIGSAFE static uint64_t next_period(struct ppw_thread *t)
 {
     if (ppw_config.jitter_pct == 0)
@@ -91,9 +82,7 @@ PPW_SIGSAFE static uint32_t stack_id(struct ppw_thread *t, const uint64_t *frame
                                      uint16_t flags)
 {
     struct ppw_stack_table *table = t->stacks;
-    uint64_t hash = mix64(((uint64_t)n << 16) ^ flags);
-    for (uint32_t i = 0; i < n; i++)
-        hash = mix64(hash ^ frames[i]);
+    uint64_t hash = ppw_hash_frames(((uint64_t)n << 16) ^ flags, frames, n);
     uint64_t leaf = n ? frames[0] : 0;
     uint32_t at = (uint32_t)hash & (STACK_SLOTS - 1);
     for (uint32_t probe = 0; probe < STACK_SLOTS; probe++) {
@@ -137,6 +126,26 @@ PPW_SIGSAFE static void drop(struct ppw_thread *t, enum ppw_drop_reason why)
         __atomic_fetch_add(&drops_without_thread, 1, __ATOMIC_RELAXED);
 }
 
+/* A SAMPLE record naming stack id (0: the stack could not be written).
+ * 0, or -1 when dropped for lack of space. */
+PPW_SIGSAFE static int append_sample(struct ppw_thread *t, uint32_t id, uint64_t weight,
+                                     uint64_t time_ns)
+{
+    struct ppw_rec_sample *rec =
+        id ? ppw_stream_reserve(&t->samples, PPW_SMP_SAMPLE, sizeof(*rec)) : NULL;
+    if (!rec) {
+        drop(t, PPW_DROP_NO_SPACE);
+        return -1;
+    }
+    rec->stack = id;
+    rec->spawn_tag = t->spawn_tag;
+    rec->time_ns = time_ns;
+    rec->weight = weight;
+    ppw_stream_commit(&t->samples);
+    t->nsamples++;
+    return 0;
+}
+
 /* Walks, deduplicates and appends one sample standing for `weight`. */
 PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc,
                                       uint64_t weight)
@@ -178,20 +187,8 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         if (count > ppw_config.max_frames)
             count = ppw_config.max_frames;
     }
-    uint32_t id = stack_id(t, t->walk + first, count, flags);
-    struct ppw_rec_sample *rec =
-        id ? ppw_stream_reserve(&t->samples, PPW_SMP_SAMPLE, sizeof(*rec)) : NULL;
-    if (!rec) {
-        drop(t, PPW_DROP_NO_SPACE);
-        return;
-    }
-    rec->stack = id;
-    rec->spawn_tag = t->spawn_tag;
-    rec->time_ns = start_ns;
-    rec->weight = weight;
-    ppw_stream_commit(&t->samples);
-    t->nsamples++;
-    t->samples.header->handler_ns += ppw_now_ns() - start_ns;
+    if (append_sample(t, stack_id(t, t->walk + first, count, flags), weight, start_ns) == 0)
+        t->samples.header->handler_ns += ppw_now_ns() - start_ns;
 }
 
 void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int n)
@@ -208,19 +205,8 @@ void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int
             count = ppw_config.max_frames;
             flags |= PPW_STACK_TRUNCATED;
         }
-        uint32_t id = stack_id(t, frames, count, flags);
-        struct ppw_rec_sample *rec =
-            id ? ppw_stream_reserve(&t->samples, PPW_SMP_SAMPLE, sizeof(*rec)) : NULL;
-        if (!rec) {
-            drop(t, PPW_DROP_NO_SPACE);
+        if (append_sample(t, stack_id(t, frames, count, flags), weight, ppw_now_ns()) != 0)
             return;
-        }
-        rec->stack = id;
-        rec->spawn_tag = t->spawn_tag;
-        rec->time_ns = ppw_now_ns();
-        rec->weight = weight;
-        ppw_stream_commit(&t->samples);
-        t->nsamples++;
     }
 }
 
@@ -229,6 +215,17 @@ PPW_SIGSAFE static uint64_t thread_cpu_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The thread CPU time since the previous sample: timers fire a little after
+ * each period ends (perf) or on scheduler ticks (POSIX CPU timers), so
+ * weights taken this way add up to the thread's CPU time. */
+PPW_SIGSAFE static uint64_t cpu_weight(struct ppw_thread *t)
+{
+    uint64_t now = thread_cpu_ns();
+    uint64_t weight = now - t->last_cpu_ns;
+    t->last_cpu_ns = now;
+    return weight;
 }
 
 PPW_SIGSAFE static void forward(int sig, siginfo_t *info, void *uc)
@@ -251,13 +248,7 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
         if (!t || info->si_fd != t->perf_fd || !t->ready) {
             drop(t, PPW_DROP_NOT_READY);
         } else {
-            /* The kernel's timer fires a little after each period ends, so
-             * charge the CPU time that really passed: the weights then add
-             * up to the thread's CPU time. */
-            uint64_t now = thread_cpu_ns();
-            uint64_t weight = now - t->last_cpu_ns;
-            t->last_cpu_ns = now;
-            record_sample(t, uc, weight);
+            record_sample(t, uc, cpu_weight(t));
             uint64_t next = next_period(t);
             if (next != t->period && ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
                 t->period = next;
@@ -268,12 +259,7 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
         if (!t || !t->ready) {
             drop(t, PPW_DROP_NOT_READY);
         } else {
-            /* CPU timers fire on scheduler ticks: charge the CPU time that
-             * really passed, not the nominal period. */
-            uint64_t now = thread_cpu_ns();
-            uint64_t weight = now - t->last_cpu_ns;
-            t->last_cpu_ns = now;
-            record_sample(t, uc, weight);
+            record_sample(t, uc, cpu_weight(t));
         }
     } else {
         forward(sig, info, uc);
@@ -637,10 +623,7 @@ double ppw_sampler_calibrate_ns(void)
     for (int r = 0; r < ROUNDS; r++) {
         uint64_t t0 = ppw_now_ns();
         int n = ppw_unwind_walk(frames, (int)ppw_config.max_frames);
-        uint64_t h = 0;
-        for (int i = 0; i < n; i++)
-            h = mix64(h ^ frames[i]);
-        sink ^= h;
+        sink ^= ppw_hash_frames(0, frames, (uint32_t)n);
         costs[r] = ppw_now_ns() - t0;
     }
     /* Median by insertion sort: ROUNDS is small. */

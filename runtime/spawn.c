@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "config.h"
+#include "hash.h"
 #include "lifecycle.h"
 #include "modules.h"
 #include "runfile.h"
@@ -56,16 +57,6 @@ static PPW_TLS struct cache_slot *cache;
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 static pthread_create_fn real_pthread_create;
 static pthread_key_t end_key;
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
 
 static void end_thread(void *unused)
 {
@@ -138,7 +129,7 @@ static uint32_t intern(uint64_t stack_hash, uint32_t parent, uint32_t kind,
          c = contexts[c].parent, depth++)
         if (contexts[c].stack_hash == stack_hash && same_frames(&contexts[c], kind, frames, n))
             return c;
-    uint64_t hash = mix64(stack_hash ^ ((uint64_t)parent << 1));
+    uint64_t hash = ppw_mix64(stack_hash ^ ((uint64_t)parent << 1));
     uint32_t at = (uint32_t)hash & (CONTEXT_SLOTS - 1);
     for (uint32_t probe = 0; probe < CONTEXT_SLOTS / 2; probe++) {
         struct index_slot *slot = &index_slots[(at + probe) & (CONTEXT_SLOTS - 1)];
@@ -172,28 +163,33 @@ fresh:
  * first. */
 static PPW_TLS struct cache_slot *site_cache;
 
-static struct cache_slot *site_slot(uint32_t parent, uint32_t kind, uint64_t site)
+/* A per-thread cache table, mapped on first use; NULL when it cannot be. */
+static struct cache_slot *thread_cache(struct cache_slot **table)
 {
-    if (!site_cache) {
-        void *mem = mmap(NULL, CACHE_SLOTS * sizeof(*site_cache), PROT_READ | PROT_WRITE,
+    if (!*table) {
+        void *mem = mmap(NULL, CACHE_SLOTS * sizeof(**table), PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (mem == MAP_FAILED)
-            return NULL;
-        site_cache = mem;
+        *table = mem == MAP_FAILED ? NULL : mem;
     }
-    uint64_t key = mix64(site ^ ((uint64_t)parent << 40) ^ ((uint64_t)kind << 32));
-    return &site_cache[key & (CACHE_SLOTS - 1)];
+    return *table;
+}
+
+static uint64_t site_key(uint32_t parent, uint32_t kind, uint64_t site)
+{
+    return ppw_mix64(site ^ ((uint64_t)parent << 40) ^ ((uint64_t)kind << 32));
 }
 
 uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint64_t site)
 {
     if (!t || !ppw_running)
         return 0;
+    uint32_t parent = t->spawn_tag;
     struct cache_slot *by_site = NULL;
-    if (site && kind == PPW_SPAWN_OMP_TASK) {
-        by_site = site_slot(t->spawn_tag, kind, site);
-        uint64_t key = mix64(site ^ ((uint64_t)t->spawn_tag << 40) ^ ((uint64_t)kind << 32));
-        if (by_site && by_site->tag && by_site->hash == key && by_site->parent == t->spawn_tag)
+    uint64_t key = 0;
+    if (site && kind == PPW_SPAWN_OMP_TASK && thread_cache(&site_cache)) {
+        key = site_key(parent, kind, site);
+        by_site = &site_cache[key & (CACHE_SLOTS - 1)];
+        if (by_site->tag && by_site->hash == key && by_site->parent == parent)
             return by_site->tag;
     }
     uint32_t cap = ppw_config.max_frames + 8;
@@ -222,26 +218,17 @@ uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint6
             count = ppw_config.max_frames;
     }
     const uint64_t *frames = t->spawn_walk + first;
-    uint32_t parent = t->spawn_tag;
-    uint64_t stack_hash = mix64(((uint64_t)kind << 16) ^ count ^ ((uint64_t)flags << 24));
-    for (uint32_t i = 0; i < count; i++)
-        stack_hash = mix64(stack_hash ^ frames[i]);
-    uint64_t hash = mix64(stack_hash ^ ((uint64_t)parent << 1));
+    uint64_t stack_hash =
+        ppw_hash_frames(((uint64_t)kind << 16) ^ count ^ ((uint64_t)flags << 24), frames, count);
+    uint64_t hash = ppw_mix64(stack_hash ^ ((uint64_t)parent << 1));
 
     /* Per-thread cache: a 64-bit hash match on the same parent is taken as
      * the same context (the table below verifies frames; this front does
      * not, trading a ~2^-64 risk for no lock on the hot path). */
-    if (!cache) {
-        void *mem = mmap(NULL, CACHE_SLOTS * sizeof(*cache), PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        cache = mem == MAP_FAILED ? NULL : mem;
-    }
-    struct cache_slot *slot = cache ? &cache[hash & (CACHE_SLOTS - 1)] : NULL;
+    struct cache_slot *slot = thread_cache(&cache) ? &cache[hash & (CACHE_SLOTS - 1)] : NULL;
     if (slot && slot->tag && slot->hash == hash && slot->parent == parent) {
         if (by_site)
-            *by_site = (struct cache_slot){mix64(site ^ ((uint64_t)parent << 40) ^
-                                                 ((uint64_t)kind << 32)),
-                                           slot->tag, parent};
+            *by_site = (struct cache_slot){key, slot->tag, parent};
         return slot->tag;
     }
 
@@ -254,9 +241,7 @@ uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint6
     if (slot)
         *slot = (struct cache_slot){hash, tag, parent};
     if (by_site)
-        *by_site = (struct cache_slot){mix64(site ^ ((uint64_t)parent << 40) ^
-                                             ((uint64_t)kind << 32)),
-                                       tag, parent};
+        *by_site = (struct cache_slot){key, tag, parent};
     return tag;
 }
 
