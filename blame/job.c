@@ -143,7 +143,13 @@ int ppw_job_scan(const char *dir, struct ppw_job **out, struct ppw_err *err)
     return 0;
 }
 
-static int load_rank(struct ppw_job_rank *r, const char *debug_dir)
+/* The module files' symbols and DWARF, read once for all ranks. */
+struct shared_files {
+    struct ppw_symbol_files *symbols;
+    struct ppw_dwarf_files *dwarf;
+};
+
+static int load_rank(struct ppw_job_rank *r, const struct shared_files *files)
 {
     struct ppw_run *run = NULL;
     struct ppw_symbols *syms = NULL;
@@ -170,9 +176,9 @@ static int load_rank(struct ppw_job_rank *r, const char *debug_dir)
     for (size_t i = 0; !rc && i < run->thread_count; i++)
         r->threads[r->nthreads++] = run->threads[i].index;
     if (!rc)
-        rc = ppw_symbols_new(run, debug_dir, &syms, err);
+        rc = ppw_symbols_new_shared(run, files->symbols, &syms, err);
     if (!rc)
-        rc = ppw_lines_new(syms, &lines, err);
+        rc = ppw_lines_new_shared(syms, files->dwarf, &lines, err);
     if (!rc)
         rc = ppw_stack_set_new(&r->stacks, err);
     if (!rc) {
@@ -189,7 +195,7 @@ static int load_rank(struct ppw_job_rank *r, const char *debug_dir)
 
 struct pool {
     struct ppw_job *job;
-    const char *debug_dir;
+    const struct shared_files *files;
     atomic_size_t next;
 };
 
@@ -200,7 +206,7 @@ static void *worker(void *arg)
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->job->count)
             return NULL;
-        load_rank(&p->job->ranks[i], p->debug_dir);
+        load_rank(&p->job->ranks[i], p->files);
     }
 }
 
@@ -215,10 +221,17 @@ int ppw_job_load(struct ppw_job *job, const char *debug_dir, unsigned workers,
         workers = (unsigned)job->count;
     if (workers > 256)
         workers = 256;
-    struct pool pool = {job, debug_dir, 0};
-    pthread_t *tids = calloc(workers ? workers : 1, sizeof *tids);
-    if (!tids)
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    struct shared_files files = {0};
+    int rc = ppw_symbol_files_new(debug_dir, &files.symbols, err);
+    if (!rc)
+        rc = ppw_dwarf_files_new(&files.dwarf, err);
+    struct pool pool = {job, &files, 0};
+    pthread_t *tids = rc ? NULL : calloc(workers ? workers : 1, sizeof *tids);
+    if (!tids) {
+        ppw_symbol_files_free(files.symbols);
+        ppw_dwarf_files_free(files.dwarf);
+        return rc ? rc : ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
     unsigned started = 0;
     for (unsigned i = 1; i < workers; i++) /* the caller is worker 0 */
         if (pthread_create(&tids[started], NULL, worker, &pool) == 0)
@@ -227,6 +240,8 @@ int ppw_job_load(struct ppw_job *job, const char *debug_dir, unsigned workers,
     for (unsigned i = 0; i < started; i++)
         pthread_join(tids[i], NULL);
     free(tids);
+    ppw_dwarf_files_free(files.dwarf);
+    ppw_symbol_files_free(files.symbols);
     /* Missing ranks: below the size the MPI records give (else the highest
      * rank + 1), without a directory. */
     for (size_t i = 0; i < job->count; i++)

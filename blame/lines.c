@@ -13,6 +13,7 @@
 
 #include <dwarf.h>
 #include <libdwarf.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,9 +79,10 @@ struct unit {
     size_t seg_count;
 };
 
+/* One ELF file's DWARF (the module's, or its debug file), keyed by its path;
+ * units are read lazily, under the store's lock. */
 struct module_lines {
-    const struct ppw_run_module *module;
-    const char *file;  /* the ELF file read (the module's, or its debug file) */
+    const char *file;
     const char *error; /* why there are no source lines */
     Dwarf_Debug dbg;
     Dwarf_Error err; /* the last libdwarf error, freed by ok() */
@@ -96,10 +98,25 @@ struct cached {
     bool used, exact;
 };
 
-struct ppw_lines {
-    struct ppw_symbols *syms;
+struct ppw_dwarf_files {
+    pthread_mutex_t lock; /* guards everything below and the modules' lazy loading */
     struct ppw_arena *arena; /* names and messages */
     struct module_lines **modules;
+    size_t module_count, module_cap;
+};
+
+/* A run module's DWARF: the store's, or why there is none. */
+struct run_module {
+    const struct ppw_run_module *module;
+    struct module_lines *lines; /* NULL: see error */
+    const char *error;
+};
+
+struct ppw_lines {
+    struct ppw_symbols *syms;
+    struct ppw_dwarf_files *files;
+    bool own_files;
+    struct run_module *modules;
     size_t module_count, module_cap, last;
     struct cached *cache; /* open addressing, a power of two */
     size_t cache_cap, cache_count;
@@ -126,16 +143,16 @@ static bool grow(void *itemsp, size_t *cap, size_t need, size_t size)
     return true;
 }
 
-static const char *keepf(struct ppw_lines *lines, const char *fmt, ...) PPW_PRINTF(2, 3);
+static const char *keepf(struct ppw_dwarf_files *files, const char *fmt, ...) PPW_PRINTF(2, 3);
 
 /* A formatted copy in the arena; NULL when out of memory. */
-static const char *keepf(struct ppw_lines *lines, const char *fmt, ...)
+static const char *keepf(struct ppw_dwarf_files *files, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *copy = len >= 0 ? ppw_arena_alloc(lines->arena, (size_t)len + 1) : NULL;
+    char *copy = len >= 0 ? ppw_arena_alloc(files->arena, (size_t)len + 1) : NULL;
     if (copy) {
         va_start(ap, fmt);
         vsnprintf(copy, (size_t)len + 1, fmt, ap);
@@ -191,7 +208,7 @@ static bool attr_flag(struct module_lines *m, Dwarf_Die die, Dwarf_Half name)
 }
 
 /* The string attribute name of die, copied, or NULL. */
-static const char *attr_string(struct ppw_lines *lines, struct module_lines *m, Dwarf_Die die,
+static const char *attr_string(struct ppw_dwarf_files *files, struct module_lines *m, Dwarf_Die die,
                                Dwarf_Half name)
 {
     Dwarf_Attribute attr = NULL;
@@ -200,7 +217,7 @@ static const char *attr_string(struct ppw_lines *lines, struct module_lines *m, 
         return NULL;
     const char *copy = NULL;
     if (ok(m, dwarf_formstring(attr, &text, &m->err)) && text)
-        copy = keepf(lines, "%s", text);
+        copy = keepf(files, "%s", text);
     dwarf_dealloc_attribute(attr);
     return copy;
 }
@@ -435,17 +452,17 @@ static size_t shared_dirs(const char *a, const char *b)
  * Joining them and redoing the stripping gives the name back: src/util.h,
  * src/../inc/x.h, /usr/include/stdio.h, and src/prog.c for a unit compiled
  * as /work/src/prog.c in /work/build. */
-static const char *spell_file(struct ppw_lines *lines, const char *comp_dir, const char *dir,
+static const char *spell_file(struct ppw_dwarf_files *files, const char *comp_dir, const char *dir,
                               const char *name)
 {
     if (!name)
         return NULL;
     bool dir_absolute = dir && dir[0] == '/';
     if (name[0] != '/' && dir && dir[0] && !dir_absolute)
-        return keepf(lines, "%s/%s", dir, name);
+        return keepf(files, "%s/%s", dir, name);
     if (name[0] != '/' && !dir_absolute)
-        return keepf(lines, "%s", name);
-    const char *full = name[0] == '/' ? keepf(lines, "%s", name) : keepf(lines, "%s/%s", dir, name);
+        return keepf(files, "%s", name);
+    const char *full = name[0] == '/' ? keepf(files, "%s", name) : keepf(files, "%s/%s", dir, name);
     size_t shared = full && comp_dir && comp_dir[0] == '/' ? shared_dirs(comp_dir, full) : 0;
     return shared && full[shared] == '/' ? full + shared + 1 : full;
 }
@@ -455,7 +472,7 @@ static const char *spell_file(struct ppw_lines *lines, const char *comp_dir, con
  * directory.  libdwarf 20210528 numbers the include directories as the
  * line table does in both versions (DWARF 4's from 1, DWARF 5's from 0),
  * whatever its header says. */
-static void load_files(struct ppw_lines *lines, struct module_lines *m, struct unit *u,
+static void load_files(struct ppw_dwarf_files *files, struct module_lines *m, struct unit *u,
                        Dwarf_Line_Context ctx)
 {
     Dwarf_Signed base = 0, count = 0, end = 0;
@@ -474,7 +491,7 @@ static void load_files(struct ppw_lines *lines, struct module_lines *m, struct u
             (dir_index > INT32_MAX ||
              !ok(m, dwarf_srclines_include_dir_data(ctx, (Dwarf_Signed)dir_index, &dir, &m->err))))
             dir = NULL;
-        u->files[i] = spell_file(lines, u->comp_dir, dir_index > 0 ? dir : NULL, name);
+        u->files[i] = spell_file(files, u->comp_dir, dir_index > 0 ? dir : NULL, name);
     }
 }
 
@@ -565,7 +582,7 @@ static const struct row *row_find(const struct unit *u, uint64_t addr)
 
 /* name, linkage name and declaring file of a scope, through its abstract
  * origin or specification when it has none itself.  artificial likewise. */
-static void scope_names(struct ppw_lines *lines, struct module_lines *m, Dwarf_Die die,
+static void scope_names(struct ppw_dwarf_files *files, struct module_lines *m, Dwarf_Die die,
                         struct scope *s)
 {
     Dwarf_Die owned = NULL;
@@ -573,11 +590,11 @@ static void scope_names(struct ppw_lines *lines, struct module_lines *m, Dwarf_D
         Dwarf_Off ref = 0;
         Dwarf_Die next = NULL;
         if (!s->name)
-            s->name = attr_string(lines, m, die, DW_AT_name);
+            s->name = attr_string(files, m, die, DW_AT_name);
         if (!s->linkage)
-            s->linkage = attr_string(lines, m, die, DW_AT_linkage_name);
+            s->linkage = attr_string(files, m, die, DW_AT_linkage_name);
         if (!s->linkage)
-            s->linkage = attr_string(lines, m, die, DW_AT_MIPS_linkage_name);
+            s->linkage = attr_string(files, m, die, DW_AT_MIPS_linkage_name);
         s->artificial |= attr_flag(m, die, DW_AT_artificial);
         if (s->decl_file == UINT32_MAX)
             s->decl_file = attr_u32(m, die, DW_AT_decl_file, UINT32_MAX);
@@ -596,7 +613,7 @@ static void scope_names(struct ppw_lines *lines, struct module_lines *m, Dwarf_D
 
 /* Records die (a subprogram or inlined subroutine) as a scope when it has
  * code; returns its index, or -1. */
-static int32_t add_scope(struct ppw_lines *lines, struct module_lines *m, struct unit *u,
+static int32_t add_scope(struct ppw_dwarf_files *files, struct module_lines *m, struct unit *u,
                          Dwarf_Die die, Dwarf_Half tag, int32_t parent, struct intervals *iv)
 {
     int32_t index = (int32_t)u->scope_count;
@@ -610,7 +627,7 @@ static int32_t add_scope(struct ppw_lines *lines, struct module_lines *m, struct
                         .depth = depth,
                         .inlined = tag == DW_TAG_inlined_subroutine,
                         .decl_file = UINT32_MAX};
-    scope_names(lines, m, die, s);
+    scope_names(files, m, die, s);
     if (s->inlined) {
         s->call_file = attr_u32(m, die, DW_AT_call_file, UINT32_MAX);
         s->call_line = attr_u32(m, die, DW_AT_call_line, 0);
@@ -621,7 +638,7 @@ static int32_t add_scope(struct ppw_lines *lines, struct module_lines *m, struct
 
 /* Walks parent's children for scopes with code, scope being the innermost
  * one around them. */
-static void walk(struct ppw_lines *lines, struct module_lines *m, struct unit *u, Dwarf_Die parent,
+static void walk(struct ppw_dwarf_files *files, struct module_lines *m, struct unit *u, Dwarf_Die parent,
                  int32_t scope, unsigned depth, struct intervals *iv)
 {
     Dwarf_Die child = NULL;
@@ -633,12 +650,12 @@ static void walk(struct ppw_lines *lines, struct module_lines *m, struct unit *u
         if (!ok(m, dwarf_tag(child, &tag, &m->err)))
             tag = 0;
         if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
-            int32_t inner = add_scope(lines, m, u, child, tag, scope, iv);
+            int32_t inner = add_scope(files, m, u, child, tag, scope, iv);
             if (inner >= 0) /* else abstract, or a declaration: no code below */
-                walk(lines, m, u, child, inner, depth + 1, iv);
+                walk(files, m, u, child, inner, depth + 1, iv);
         } else if (tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
                    tag == DW_TAG_try_block || tag == DW_TAG_catch_block) {
-            walk(lines, m, u, child, scope, depth + 1, iv);
+            walk(files, m, u, child, scope, depth + 1, iv);
         }
         if (!ok(m, dwarf_siblingof_b(m->dbg, child, true, &next, &m->err)))
             next = NULL;
@@ -675,7 +692,7 @@ static void fix_first_files(struct unit *u, Dwarf_Unsigned version)
 }
 
 /* Reads unit's scopes and line table; what fails to read stays unknown. */
-static void load_unit(struct ppw_lines *lines, struct module_lines *m, struct unit *u)
+static void load_unit(struct ppw_dwarf_files *files, struct module_lines *m, struct unit *u)
 {
     Dwarf_Die die = NULL;
     Dwarf_Line_Context ctx = NULL;
@@ -685,12 +702,12 @@ static void load_unit(struct ppw_lines *lines, struct module_lines *m, struct un
     u->loaded = true;
     if (!ok(m, dwarf_offdie_b(m->dbg, u->offset, true, &die, &m->err)))
         return;
-    walk(lines, m, u, die, -1, 0, &iv);
+    walk(files, m, u, die, -1, 0, &iv);
     if (!flatten(&iv, &u->segs, &u->seg_count))
         u->seg_count = 0;
     free(iv.items);
     if (ok(m, dwarf_srclines_b(die, &version, &tables, &ctx, &m->err))) {
-        load_files(lines, m, u, ctx);
+        load_files(files, m, u, ctx);
         load_rows(m, u, ctx);
         dwarf_srclines_dealloc_b(ctx);
         fix_first_files(u, version);
@@ -704,7 +721,7 @@ static void load_unit(struct ppw_lines *lines, struct module_lines *m, struct un
 
 /* Appends a compile unit and its ranges (or, without any, its line
  * sequences') to units. */
-static void add_unit(struct ppw_lines *lines, struct module_lines *m, Dwarf_Die die,
+static void add_unit(struct ppw_dwarf_files *files, struct module_lines *m, Dwarf_Die die,
                      Dwarf_Half version, struct intervals *units)
 {
     Dwarf_Off offset = 0;
@@ -716,11 +733,11 @@ static void add_unit(struct ppw_lines *lines, struct module_lines *m, Dwarf_Die 
         base = 0;
     struct unit *u = &m->units[m->unit_count];
     *u = (struct unit){.offset = offset, .version = version, .base = base};
-    u->comp_dir = attr_string(lines, m, die, DW_AT_comp_dir);
+    u->comp_dir = attr_string(files, m, die, DW_AT_comp_dir);
     int32_t index = (int32_t)m->unit_count++;
     if (die_ranges(m, u, die, units, index, 0))
         return;
-    load_unit(lines, m, u);
+    load_unit(files, m, u);
     for (size_t i = 0, start = 0; i < u->row_count; i++) {
         if (u->rows[i].end) {
             add_interval(units, u->rows[start].addr, u->rows[i].addr, index, 0);
@@ -729,27 +746,21 @@ static void add_unit(struct ppw_lines *lines, struct module_lines *m, Dwarf_Die 
     }
 }
 
-static const char *no_dwarf(struct ppw_lines *lines, const char *file)
+static const char *no_dwarf(struct ppw_dwarf_files *files, const char *file)
 {
-    return keepf(lines, "%s: no DWARF debug info; rebuild with -g (ppw-cc adds it)", file);
+    return keepf(files, "%s: no DWARF debug info; rebuild with -g (ppw-cc adds it)", file);
 }
 
-/* Opens the module's file and indexes its compile units by address. */
-static void load_module(struct ppw_lines *lines, struct module_lines *m)
+/* Opens m->file and indexes its compile units by address. */
+static void load_module(struct ppw_dwarf_files *files, struct module_lines *m)
 {
     struct intervals units = {0};
-    const char *file = ppw_symbols_module_file(lines->syms, m->module);
-    if (!file) {
-        const char *why = ppw_symbols_module_error(lines->syms, m->module);
-        m->error = keepf(lines, "%s", why ? why : "no file to read");
-        return;
-    }
-    m->file = file;
+    const char *file = m->file;
     int res = dwarf_init_path(file, NULL, 0, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &m->dbg,
                               NULL, 0, NULL, &m->err);
     if (res != DW_DLV_OK) {
-        m->error = res == DW_DLV_NO_ENTRY ? no_dwarf(lines, file)
-                                          : keepf(lines, "%s: unreadable DWARF: %s", file,
+        m->error = res == DW_DLV_NO_ENTRY ? no_dwarf(files, file)
+                                          : keepf(files, "%s: unreadable DWARF: %s", file,
                                                   m->err ? dwarf_errmsg(m->err) : "?");
         if (m->err)
             dwarf_dealloc_error(NULL, m->err);
@@ -771,36 +782,63 @@ static void load_module(struct ppw_lines *lines, struct module_lines *m)
         if (!ok(m, dwarf_siblingof_b(m->dbg, NULL, true, &die, &m->err)))
             continue;
         if (ok(m, dwarf_tag(die, &tag, &m->err)) && tag == DW_TAG_compile_unit)
-            add_unit(lines, m, die, version, &units);
+            add_unit(files, m, die, version, &units);
         dwarf_dealloc_die(die);
     }
     if (!m->unit_count)
-        m->error = no_dwarf(lines, file);
+        m->error = no_dwarf(files, file);
     else if (!flatten(&units, &m->segs, &m->seg_count))
         m->error = "out of memory";
     free(units.items);
 }
 
-/* module's state, loaded; NULL when out of memory. */
-static struct module_lines *find_module(struct ppw_lines *lines,
-                                        const struct ppw_run_module *module)
+/* The store's state of file, loaded on first use; NULL when out of memory.
+ * Called with the lock held. */
+static struct module_lines *store_module(struct ppw_dwarf_files *files, const char *file)
 {
-    if (lines->last < lines->module_count && lines->modules[lines->last]->module == module)
-        return lines->modules[lines->last];
-    for (size_t i = 0; i < lines->module_count; i++)
-        if (lines->modules[i]->module == module)
-            return lines->modules[lines->last = i];
+    for (size_t i = 0; i < files->module_count; i++)
+        if (strcmp(files->modules[i]->file, file) == 0)
+            return files->modules[i];
     struct module_lines *m = calloc(1, sizeof *m);
-    if (!m || !grow(&lines->modules, &lines->module_cap, lines->module_count + 1,
-                    sizeof *lines->modules)) {
+    if (!m || !(m->file = keepf(files, "%s", file)) ||
+        !grow(&files->modules, &files->module_cap, files->module_count + 1,
+              sizeof *files->modules)) {
         free(m);
         return NULL;
     }
-    m->module = module;
-    lines->last = lines->module_count;
-    lines->modules[lines->module_count++] = m;
-    load_module(lines, m);
+    files->modules[files->module_count++] = m;
+    load_module(files, m);
     return m;
+}
+
+/* The run module's DWARF state (its file found through the symbolizer);
+ * NULL when out of memory. */
+static struct run_module *find_module(struct ppw_lines *lines, const struct ppw_run_module *module)
+{
+    if (lines->last < lines->module_count && lines->modules[lines->last].module == module)
+        return &lines->modules[lines->last];
+    for (size_t i = 0; i < lines->module_count; i++)
+        if (lines->modules[i].module == module)
+            return &lines->modules[lines->last = i];
+    if (!grow(&lines->modules, &lines->module_cap, lines->module_count + 1,
+              sizeof *lines->modules))
+        return NULL;
+    struct run_module *r = &lines->modules[lines->module_count];
+    *r = (struct run_module){.module = module};
+    const char *file = ppw_symbols_module_file(lines->syms, module);
+    struct ppw_dwarf_files *files = lines->files;
+    pthread_mutex_lock(&files->lock);
+    if (!file) {
+        const char *why = ppw_symbols_module_error(lines->syms, module);
+        r->error = keepf(files, "%s", why ? why : "no file to read");
+    } else if ((r->lines = store_module(files, file)) != NULL) {
+        r->error = r->lines->error;
+    }
+    pthread_mutex_unlock(&files->lock);
+    if (!r->error && !r->lines)
+        r->error = "out of memory";
+    lines->last = lines->module_count++;
+    return r;
 }
 
 static void free_module(struct module_lines *m)
@@ -824,7 +862,7 @@ static void free_module(struct module_lines *m)
 /* ---- lookups ---- */
 
 /* The frames at addr in m, innermost first, into out[MAX_FRAMES]. */
-static size_t frames_at(struct ppw_lines *lines, struct module_lines *m, uint64_t addr,
+static size_t frames_at(struct ppw_dwarf_files *files, struct module_lines *m, uint64_t addr,
                         const struct ppw_symbol *sym, struct ppw_source_frame *out)
 {
     int32_t unit = seg_find(m->segs, m->seg_count, addr);
@@ -832,7 +870,7 @@ static size_t frames_at(struct ppw_lines *lines, struct module_lines *m, uint64_
         return 0;
     struct unit *u = &m->units[unit];
     if (!u->loaded)
-        load_unit(lines, m, u);
+        load_unit(files, m, u);
     const struct row *r = row_find(u, addr);
     int32_t si = seg_find(u->segs, u->seg_count, addr);
     const char *file = r ? unit_file(u, r->file) : NULL;
@@ -906,9 +944,13 @@ static const struct cached *resolve(struct ppw_lines *lines, uint64_t pc, bool e
     struct ppw_symbol sym;
     size_t n = 0;
     ppw_symbols_lookup(lines->syms, pc, exact, &sym);
-    struct module_lines *m = sym.module ? find_module(lines, sym.module) : NULL;
-    if (m && !m->error)
-        n = frames_at(lines, m, sym.offset - (exact || sym.offset == 0 ? 0 : 1), &sym, found);
+    struct run_module *r = sym.module ? find_module(lines, sym.module) : NULL;
+    if (r && !r->error) {
+        pthread_mutex_lock(&lines->files->lock);
+        n = frames_at(lines->files, r->lines, sym.offset - (exact || sym.offset == 0 ? 0 : 1),
+                      &sym, found);
+        pthread_mutex_unlock(&lines->files->lock);
+    }
     if ((2 * (lines->cache_count + 1) > lines->cache_cap && !cache_grow(lines)) ||
         !grow(&lines->frames, &lines->frame_cap, lines->frame_count + n, sizeof *lines->frames))
         return NULL;
@@ -923,17 +965,47 @@ static const struct cached *resolve(struct ppw_lines *lines, uint64_t pc, bool e
 
 /* ---- the interface ---- */
 
-int ppw_lines_new(struct ppw_symbols *syms, struct ppw_lines **out, struct ppw_err *err)
+int ppw_dwarf_files_new(struct ppw_dwarf_files **out, struct ppw_err *err)
+{
+    struct ppw_dwarf_files *files = calloc(1, sizeof *files);
+    *out = NULL;
+    if (!files || !(files->arena = ppw_arena_new())) {
+        free(files);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    if (pthread_mutex_init(&files->lock, NULL) != 0) {
+        ppw_arena_free(files->arena);
+        free(files);
+        return ppw_err_set(err, PPW_ENOMEM, "cannot create a mutex");
+    }
+    *out = files;
+    return 0;
+}
+
+void ppw_dwarf_files_free(struct ppw_dwarf_files *files)
+{
+    if (!files)
+        return;
+    for (size_t i = 0; i < files->module_count; i++)
+        free_module(files->modules[i]);
+    free(files->modules);
+    pthread_mutex_destroy(&files->lock);
+    ppw_arena_free(files->arena);
+    free(files);
+}
+
+int ppw_lines_new_shared(struct ppw_symbols *syms, struct ppw_dwarf_files *files,
+                         struct ppw_lines **out, struct ppw_err *err)
 {
     struct ppw_lines *lines = calloc(1, sizeof *lines);
     *out = NULL;
     if (lines) {
         lines->syms = syms;
-        lines->arena = ppw_arena_new();
+        lines->files = files;
         lines->cache_cap = 1024;
         lines->cache = calloc(lines->cache_cap, sizeof *lines->cache);
     }
-    if (!lines || !lines->arena || !lines->cache) {
+    if (!lines || !lines->cache) {
         ppw_lines_free(lines);
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     }
@@ -941,16 +1013,26 @@ int ppw_lines_new(struct ppw_symbols *syms, struct ppw_lines **out, struct ppw_e
     return 0;
 }
 
+int ppw_lines_new(struct ppw_symbols *syms, struct ppw_lines **out, struct ppw_err *err)
+{
+    struct ppw_dwarf_files *files;
+    int rc = ppw_dwarf_files_new(&files, err);
+    if (!rc && (rc = ppw_lines_new_shared(syms, files, out, err)) != 0)
+        ppw_dwarf_files_free(files);
+    if (!rc)
+        (*out)->own_files = true;
+    return rc;
+}
+
 void ppw_lines_free(struct ppw_lines *lines)
 {
     if (!lines)
         return;
-    for (size_t i = 0; i < lines->module_count; i++)
-        free_module(lines->modules[i]);
+    if (lines->own_files)
+        ppw_dwarf_files_free(lines->files);
     free(lines->modules);
     free(lines->cache);
     free(lines->frames);
-    ppw_arena_free(lines->arena);
     free(lines);
 }
 
@@ -968,6 +1050,6 @@ size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
 
 const char *ppw_lines_module_error(struct ppw_lines *lines, const void *module)
 {
-    struct module_lines *m = find_module(lines, module);
-    return m ? m->error : "out of memory";
+    struct run_module *r = find_module(lines, module);
+    return r ? r->error : "out of memory";
 }

@@ -2,7 +2,9 @@
  * function, file, line and column, with inlined frames expanded, so that
  * -O2 builds attribute as well as -O0.  Modules are found through the run's
  * module map and must match its build-ids (symbols.h resolves the file,
- * including separate debug files). */
+ * including separate debug files).  Each file's DWARF is read once into a
+ * store (ppw_dwarf_files) that the symbolizers of several runs may share
+ * from several threads. */
 #ifndef PPW_BLAME_LINES_H
 #define PPW_BLAME_LINES_H
 
@@ -14,6 +16,7 @@
 
 struct ppw_symbols;
 struct ppw_lines;
+struct ppw_dwarf_files;
 
 struct ppw_source_frame {
     const char *function; /* source name (DW_AT_name); NULL when unknown; owned by ppw_lines */
@@ -23,6 +26,18 @@ struct ppw_source_frame {
     bool inlined;         /* this frame was inlined into the next one */
 };
 
+/* A store of DWARF files, thread-safe.  Errors: PPW_ENOMEM. */
+int ppw_dwarf_files_new(struct ppw_dwarf_files **out, struct ppw_err *err);
+
+/* Frees the store; its symbolizers must be freed first. */
+void ppw_dwarf_files_free(struct ppw_dwarf_files *files);
+
+/* A source symbolizer for syms's run over files; syms and files must
+ * outlive it.  One per thread.  Errors: PPW_ENOMEM. */
+int ppw_lines_new_shared(struct ppw_symbols *syms, struct ppw_dwarf_files *files,
+                         struct ppw_lines **out, struct ppw_err *err);
+
+/* A source symbolizer with a store of its own. */
 int ppw_lines_new(struct ppw_symbols *syms, struct ppw_lines **out, struct ppw_err *err);
 void ppw_lines_free(struct ppw_lines *lines);
 

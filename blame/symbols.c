@@ -1,9 +1,13 @@
-/* Function-level symbolizer over ELF symbol tables, one cache per module. */
+/* Function-level symbolizer over ELF symbol tables: each module file's
+ * symbols are read once into a store (ppw_symbol_files), which the
+ * symbolizers of several runs may share; a symbolizer maps its run's
+ * modules to the store's entries. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "symbols.h"
 
 #include <elf.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +23,11 @@ struct sym {
     unsigned rank; /* among aliases at one address, the lowest is kept */
 };
 
+/* One module file, keyed by the path opened and the build-id the run
+ * recorded; read-only once loaded. */
 struct module_syms {
-    bool loaded;       /* tried: syms or error is set */
+    const char *path, *build_id; /* the key; path is the module's name when no_file */
+    bool no_file;
     const char *error; /* why there are no names */
     const char *table; /* ".symtab" or ".dynsym" */
     const char *file;  /* where the names come from */
@@ -30,26 +37,67 @@ struct module_syms {
     size_t start_count;
 };
 
-struct ppw_symbols {
-    const struct ppw_run *run;
+struct ppw_symbol_files {
+    pthread_mutex_t lock; /* guards everything below */
     const char *debug_dir;
-    struct module_syms *modules; /* parallel to run->modules */
-    struct ppw_arena *arena;     /* names and messages */
-    size_t last;                 /* module of the previous lookup, a cheap cache */
+    struct ppw_arena *arena; /* keys, names and messages */
+    struct module_syms **entries;
+    size_t count, cap;
 };
 
-int ppw_symbols_new(const struct ppw_run *run, const char *debug_dir, struct ppw_symbols **out,
-                    struct ppw_err *err)
+struct ppw_symbols {
+    const struct ppw_run *run;
+    struct ppw_symbol_files *files;
+    bool own_files;
+    const struct module_syms **modules; /* parallel to run->modules; NULL until first used */
+    size_t last;                        /* module of the previous lookup, a cheap cache */
+};
+
+int ppw_symbol_files_new(const char *debug_dir, struct ppw_symbol_files **out,
+                         struct ppw_err *err)
+{
+    struct ppw_symbol_files *files = calloc(1, sizeof *files);
+    *out = NULL;
+    if (!files || !(files->arena = ppw_arena_new())) {
+        free(files);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    if (pthread_mutex_init(&files->lock, NULL) != 0) {
+        ppw_arena_free(files->arena);
+        free(files);
+        return ppw_err_set(err, PPW_ENOMEM, "cannot create a mutex");
+    }
+    files->debug_dir = debug_dir && debug_dir[0] ? debug_dir : "/usr/lib/debug";
+    *out = files;
+    return 0;
+}
+
+void ppw_symbol_files_free(struct ppw_symbol_files *files)
+{
+    if (!files)
+        return;
+    for (size_t i = 0; i < files->count; i++) {
+        free(files->entries[i]->syms);
+        free(files->entries[i]->starts);
+        free(files->entries[i]);
+    }
+    free(files->entries);
+    pthread_mutex_destroy(&files->lock);
+    ppw_arena_free(files->arena);
+    free(files);
+}
+
+int ppw_symbols_new_shared(const struct ppw_run *run, struct ppw_symbol_files *files,
+                           struct ppw_symbols **out, struct ppw_err *err)
 {
     struct ppw_symbols *syms = calloc(1, sizeof *syms);
     *out = NULL;
     if (syms) {
         syms->run = run;
-        syms->arena = ppw_arena_new();
-        syms->debug_dir = debug_dir && debug_dir[0] ? debug_dir : "/usr/lib/debug";
+        syms->files = files;
         syms->modules = calloc(run->module_count ? run->module_count : 1, sizeof *syms->modules);
     }
-    if (!syms || !syms->arena || !syms->modules) {
+    if (!syms || !syms->modules) {
         ppw_symbols_free(syms);
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     }
@@ -57,31 +105,40 @@ int ppw_symbols_new(const struct ppw_run *run, const char *debug_dir, struct ppw
     return 0;
 }
 
+int ppw_symbols_new(const struct ppw_run *run, const char *debug_dir, struct ppw_symbols **out,
+                    struct ppw_err *err)
+{
+    struct ppw_symbol_files *files;
+    int rc = ppw_symbol_files_new(debug_dir, &files, err);
+    if (!rc && (rc = ppw_symbols_new_shared(run, files, out, err)) != 0)
+        ppw_symbol_files_free(files);
+    if (!rc)
+        (*out)->own_files = true;
+    return rc;
+}
+
 void ppw_symbols_free(struct ppw_symbols *syms)
 {
     if (!syms)
         return;
-    for (size_t i = 0; syms->modules && i < syms->run->module_count; i++) {
-        free(syms->modules[i].syms);
-        free(syms->modules[i].starts);
-    }
+    if (syms->own_files)
+        ppw_symbol_files_free(syms->files);
     free(syms->modules);
-    ppw_arena_free(syms->arena);
     free(syms);
 }
 
 /* ---- loading one module ---- */
 
 /* A formatted copy in the arena. */
-static const char *keepf(struct ppw_symbols *syms, const char *fmt, ...) PPW_PRINTF(2, 3);
+static const char *keepf(struct ppw_symbol_files *files, const char *fmt, ...) PPW_PRINTF(2, 3);
 
-static const char *keepf(struct ppw_symbols *syms, const char *fmt, ...)
+static const char *keepf(struct ppw_symbol_files *files, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *copy = len >= 0 ? ppw_arena_alloc(syms->arena, (size_t)len + 1) : NULL;
+    char *copy = len >= 0 ? ppw_arena_alloc(files->arena, (size_t)len + 1) : NULL;
     if (!copy)
         return "out of memory";
     va_start(ap, fmt);
@@ -101,13 +158,13 @@ static unsigned symbol_rank(const char *name, unsigned binding)
 }
 
 struct add_ctx {
-    struct ppw_symbols *syms;
+    struct ppw_symbol_files *files;
     struct module_syms *m;
 };
 
 static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size, unsigned binding)
 {
-    struct ppw_symbols *syms = ((struct add_ctx *)ctx)->syms;
+    struct ppw_symbol_files *files = ((struct add_ctx *)ctx)->files;
     struct module_syms *m = ((struct add_ctx *)ctx)->m;
     if (m->count == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 256;
@@ -118,7 +175,7 @@ static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size,
         m->cap = cap;
     }
     /* A static symbol table names versioned definitions "name@@VERSION". */
-    const char *copy = keepf(syms, "%.*s", (int)strcspn(name, "@"), name);
+    const char *copy = keepf(files, "%.*s", (int)strcspn(name, "@"), name);
     m->syms[m->count++] = (struct sym){addr, size, copy, symbol_rank(name, binding)};
     return 0;
 }
@@ -155,25 +212,24 @@ static const char *module_file(struct ppw_symbols *syms, const struct ppw_run_mo
         return NULL;
     if (module->path[0] == '/' || !run->has_info || !run->info.cwd[0])
         return module->path;
-    return keepf(syms, "%s/%s", run->info.cwd, module->path);
+    return keepf(syms->files, "%s/%s", run->info.cwd, module->path);
 }
 
-/* Replaces m's symbols by the .symtab of module's separate debug file, if
- * there is one with the same build-id. */
-static void load_debug_file(struct ppw_symbols *syms, const struct ppw_run_module *module,
-                            struct module_syms *m)
+/* Replaces m's symbols by the .symtab of the module's separate debug file,
+ * if there is one with the same build-id. */
+static void load_debug_file(struct ppw_symbol_files *files, struct module_syms *m)
 {
-    const char *id = module->build_id;
+    const char *id = m->build_id;
     struct ppw_elf *elf = NULL;
     struct ppw_err err;
     const char *table = NULL;
     if (strlen(id) < 4)
         return;
-    const char *path = keepf(syms, "%s/.build-id/%.2s/%s.debug", syms->debug_dir, id, id + 2);
+    const char *path = keepf(files, "%s/.build-id/%.2s/%s.debug", files->debug_dir, id, id + 2);
     if (ppw_elf_open(path, &elf, &err) != 0)
         return;
     struct module_syms debug = {0};
-    struct add_ctx ctx = {syms, &debug};
+    struct add_ctx ctx = {files, &debug};
     if (strcmp(ppw_elf_build_id(elf), id) == 0 &&
         ppw_elf_each_function(elf, add_symbol, &ctx, &table, &err) == 0 && table &&
         strcmp(table, ".symtab") == 0) {
@@ -188,50 +244,46 @@ static void load_debug_file(struct ppw_symbols *syms, const struct ppw_run_modul
     ppw_elf_close(elf);
 }
 
-static void read_module(struct ppw_symbols *syms, const struct ppw_run_module *module,
-                        struct module_syms *m, const char *path, struct ppw_elf *elf)
+static void read_module(struct ppw_symbol_files *files, struct module_syms *m,
+                        struct ppw_elf *elf)
 {
     struct ppw_err err;
-    struct add_ctx ctx = {syms, m};
+    struct add_ctx ctx = {files, m};
     const char *id = ppw_elf_build_id(elf);
     int rc;
-    if (module->build_id[0] && strcmp(id, module->build_id) != 0) {
-        m->error = keepf(syms,
+    if (m->build_id[0] && strcmp(id, m->build_id) != 0) {
+        m->error = keepf(files,
                          "%s: build-id %s differs from the run's %s (the file changed "
                          "since the run)",
-                         path, id[0] ? id : "(none)", module->build_id);
+                         m->path, id[0] ? id : "(none)", m->build_id);
         return;
     }
     if ((rc = ppw_elf_each_function(elf, add_symbol, &ctx, &m->table, &err)) != 0) {
-        m->error = rc == PPW_ENOMEM ? "out of memory" : keepf(syms, "%s", err.message);
+        m->error = rc == PPW_ENOMEM ? "out of memory" : keepf(files, "%s", err.message);
         return;
     }
-    m->file = path;
+    m->file = m->path;
     if (!m->table || strcmp(m->table, ".symtab") != 0)
-        load_debug_file(syms, module, m);
+        load_debug_file(files, m);
     if (!m->table)
-        m->error = keepf(syms, "%s: no symbol table", path);
+        m->error = keepf(files, "%s: no symbol table", m->path);
     if (ppw_elf_function_starts(elf, &m->starts, &m->start_count, &err) != 0)
         m->start_count = 0; /* names still work without them */
 }
 
-static void load_module(struct ppw_symbols *syms, size_t index)
+static void load_entry(struct ppw_symbol_files *files, struct module_syms *m)
 {
-    const struct ppw_run_module *module = &syms->run->modules[index];
-    struct module_syms *m = &syms->modules[index];
     struct ppw_err err;
     struct ppw_elf *elf = NULL;
-    const char *path = module_file(syms, module);
-    m->loaded = true;
-    if (!path) {
-        m->error = keepf(syms, "%s: a name, not a file (the vDSO has none)", module->path);
+    if (m->no_file) {
+        m->error = keepf(files, "%s: a name, not a file (the vDSO has none)", m->path);
         return;
     }
-    if (ppw_elf_open(path, &elf, &err) != 0) {
-        m->error = keepf(syms, "%s", err.message);
+    if (ppw_elf_open(m->path, &elf, &err) != 0) {
+        m->error = keepf(files, "%s", err.message);
         return;
     }
-    read_module(syms, module, m, path, elf);
+    read_module(files, m, elf);
     ppw_elf_close(elf);
     if (m->error) {
         free(m->syms);
@@ -239,6 +291,48 @@ static void load_module(struct ppw_symbols *syms, size_t index)
         m->count = 0;
     }
     sort_symbols(m);
+}
+
+/* The store's entry for (path, no_file, build_id), read on first use; NULL
+ * when out of memory.  Called with the lock held. */
+static const struct module_syms *entry_for(struct ppw_symbol_files *files, const char *path,
+                                           bool no_file, const char *build_id)
+{
+    for (size_t i = 0; i < files->count; i++) {
+        const struct module_syms *m = files->entries[i];
+        if (m->no_file == no_file && strcmp(m->path, path) == 0 &&
+            strcmp(m->build_id, build_id) == 0)
+            return m;
+    }
+    struct module_syms *m = calloc(1, sizeof *m);
+    if (!m || !ppw_array_reserve(&files->entries, &files->cap, files->count + 1,
+                                 sizeof *files->entries)) {
+        free(m);
+        return NULL;
+    }
+    m->build_id = keepf(files, "%s", build_id);
+    m->path = keepf(files, "%s", path);
+    m->no_file = no_file;
+    files->entries[files->count++] = m;
+    load_entry(files, m);
+    return m;
+}
+
+static const struct module_syms out_of_memory = {.error = "out of memory", .build_id = ""};
+
+/* The run's module index, loaded. */
+static const struct module_syms *load_module(struct ppw_symbols *syms, size_t index)
+{
+    if (syms->modules[index])
+        return syms->modules[index];
+    const struct ppw_run_module *module = &syms->run->modules[index];
+    struct ppw_symbol_files *files = syms->files;
+    pthread_mutex_lock(&files->lock);
+    const char *path = module_file(syms, module);
+    const struct module_syms *m =
+        entry_for(files, path ? path : module->path, !path, module->build_id);
+    pthread_mutex_unlock(&files->lock);
+    return syms->modules[index] = m ? m : &out_of_memory;
 }
 
 /* ---- lookups ---- */
@@ -309,11 +403,9 @@ void ppw_symbols_lookup(struct ppw_symbols *syms, uint64_t pc, bool exact, struc
     if (index < 0)
         return;
     const struct ppw_run_module *module = &syms->run->modules[index];
-    struct module_syms *m = &syms->modules[index];
+    const struct module_syms *m = load_module(syms, (size_t)index);
     out->module = module;
     out->offset = pc - module->load_bias;
-    if (!m->loaded)
-        load_module(syms, (size_t)index);
     uint64_t addr = out->offset - (exact || out->offset == 0 ? 0 : 1);
     const struct sym *s = m->error ? NULL : find_function(m, addr);
     out->function = s ? s->name : NULL;
@@ -333,10 +425,7 @@ static const struct module_syms *loaded(struct ppw_symbols *syms,
     const struct ppw_run *run = syms->run;
     if (module < run->modules || module >= run->modules + run->module_count)
         return NULL;
-    size_t index = (size_t)(module - run->modules);
-    if (!syms->modules[index].loaded)
-        load_module(syms, index);
-    return &syms->modules[index];
+    return load_module(syms, (size_t)(module - run->modules));
 }
 
 const char *ppw_symbols_module_error(struct ppw_symbols *syms, const struct ppw_run_module *module)

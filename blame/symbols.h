@@ -5,8 +5,11 @@
  * with the same build-id), else from .dynsym.  Source lines and inlined
  * frames come later, from DWARF.
  *
- * Each module's file is opened on first use and its symbols are cached; a
- * file whose build-id differs from the one the run recorded is not used. */
+ * Each module's file is opened on first use and its symbols are kept in a
+ * store (ppw_symbol_files), keyed by path and build-id, that the
+ * symbolizers of several runs may share from several threads: the ranks of
+ * a job read each file once.  A file whose build-id differs from the one the
+ * run recorded is not used. */
 #ifndef PPW_BLAME_SYMBOLS_H
 #define PPW_BLAME_SYMBOLS_H
 
@@ -19,6 +22,7 @@
 struct ppw_run;
 struct ppw_run_module;
 struct ppw_symbols;
+struct ppw_symbol_files;
 
 struct ppw_symbol {
     const struct ppw_run_module *module; /* NULL: no module of the run holds the PC */
@@ -28,8 +32,21 @@ struct ppw_symbol {
                                 unnamed, from the unwind table; 0 when unknown */
 };
 
-/* A symbolizer for run's modules; run must outlive it.  debug_dir: where
+/* A store of module files' symbols, thread-safe.  debug_dir: where
  * separate debug files are (NULL: /usr/lib/debug).  Errors: PPW_ENOMEM. */
+int ppw_symbol_files_new(const char *debug_dir, struct ppw_symbol_files **out,
+                         struct ppw_err *err);
+
+/* Frees the store; its symbolizers must be freed first. */
+void ppw_symbol_files_free(struct ppw_symbol_files *files);
+
+/* A symbolizer for run's modules over files; run and files must outlive it.
+ * One symbolizer is for one thread; several may share files.  Errors:
+ * PPW_ENOMEM. */
+int ppw_symbols_new_shared(const struct ppw_run *run, struct ppw_symbol_files *files,
+                           struct ppw_symbols **out, struct ppw_err *err);
+
+/* A symbolizer with a store of its own. */
 int ppw_symbols_new(const struct ppw_run *run, const char *debug_dir, struct ppw_symbols **out,
                     struct ppw_err *err);
 

@@ -24,9 +24,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$build/bin/ppw-cc" -O2 "$here/imbalance_threads.c" -o prog -lpthread || fail "cannot build"
 PPW_OUTPUT=$tmp/base ./prog 1 8000 >out.txt || fail "the base run failed"
 PPW_OUTPUT=$tmp/heavy ./prog 1 24000 >>out.txt || fail "the heavy run failed"
-# 64 ranks in the default suite (each ppw-blame call re-reads every rank's
-# DWARF: about 20 s for 256 ranks here); PPW_JOB_RANKS=256 for the full size.
-n=${PPW_JOB_RANKS:-64}
+n=${PPW_JOB_RANKS:-256}
 heavy_rank=$((n > 77 ? 77 : n / 2 + 5))
 python3 "$here/make_job.py" job "$n" base heavy "$heavy_rank" || fail "make_job.py"
 
@@ -35,7 +33,7 @@ python3 "$here/make_job.py" job "$n" base heavy "$heavy_rank" || fail "make_job.
 b=$(jq .total_samples base.json)
 h=$(jq .total_samples heavy.json)
 "$blame" report job --binary ./prog --format json --top 0 >job.json || fail "job: $(cat job.json)"
-ok=$(jq --argjson b "$b" --argjson h "$h" --argjson n "$n" '.total_samples == ($n - 1) * $b + $h and .ranks == $n and
+ok=$(jq --argjson b "$b" --argjson h "$h" --argjson n "$n" '.total_samples == ($n - 1) * $b + $h and .ranks_read == $n and
     .variables[0].name == "jobs"' job.json)
 [ "$ok" = true ] || fail "aggregate: expected $(((n - 1) * b + h)) samples; got $(jq -c '{total_samples, ranks}' job.json)"
 "$blame" report job --binary ./prog --rank "$heavy_rank" --format json >rh.json || fail "--rank $heavy_rank"
@@ -59,10 +57,19 @@ grep -q "^ *[0-9.]* .* $heavy_rank  jobs@main" imb.txt || fail "imbalance text: 
 # Faults: 2 ranks missing, one unfinished; the others stay usable.
 rm -rf job/r5-node-* job/r$((n - 3))-node-*
 python3 "$here/make_job.py" unfinish job/r9-node-1009 || fail "unfinish"
+truncate -s 20 job/r13-node-1013/run.ppw # a corrupt rank
 "$blame" report job --binary ./prog >faults.txt || fail "faults: $(cat faults.txt)"
-grep -q "^job: $((n - 2)) of $n ranks read" faults.txt || fail "faults: $(head -5 faults.txt)"
+grep -q "^job: $((n - 3)) of $n ranks read" faults.txt || fail "faults: $(head -5 faults.txt)"
 grep -q "^warning: ranks missing (no run directory): 5 $((n - 3))\$" faults.txt || fail "missing: $(head -5 faults.txt)"
 grep -q '^warning: ranks that did not end normally: 9$' faults.txt || fail "unfinished: $(head -5 faults.txt)"
+grep -q '^warning: ranks that could not be read: 13$' faults.txt || fail "unreadable: $(head -6 faults.txt)"
+"$blame" imbalance job --binary ./prog --format json >faults.json || fail "faults json"
+ok=$(jq --argjson n "$n" '.job_size == $n and .ranks_read == $n - 3 and
+    ([.rank_faults[] | "\(.rank):\(.state)"] | sort) ==
+        (["5:missing", "\($n - 3):missing", "9:unfinished", "13:unreadable"] | sort) and
+    (.rank_faults[] | select(.rank == 13) | .error | test("run.ppw")) and
+    (.variables[0].per_rank | length) == $n - 3' faults.json)
+[ "$ok" = true ] || fail "faults JSON: $(jq -c '{job_size, ranks, rank_faults}' faults.json)"
 
 # Another build: refused, naming both ranks, unless --force.
 python3 "$here/make_job.py" rebuild job/r11-node-1011 || fail "rebuild"

@@ -1,7 +1,9 @@
-/* ppw-blame imbalance: how each top variable's inclusive blame spreads over
- * the groups of the run.  A group is a thread today; the code keeps the
- * grouping in one place (struct groups) so that ranks can be another kind
- * of group.  Output shapes are documented in docs/ppw-blame.md. */
+/* ppw-blame imbalance: how each top variable's inclusive blame, and each
+ * top function's inclusive samples, spread over the groups of the run:
+ * threads, or the ranks of a job (struct groups).  Output shapes are
+ * documented in docs/ppw-blame.md. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,8 +11,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "arena.h"
 #include "json.h"
 #include "read_graph.h"
+#include "strmap.h"
 #include "view.h"
 
 static const char usage[] =
@@ -20,7 +24,9 @@ static const char usage[] =
     "For each of the variables with the most inclusive blame over all threads, the\n"
     "spread of that blame over the run's threads: min, mean and max, max/mean, the\n"
     "thread with the max, and a bar with one character per thread (_ for none, then\n"
-    ". : - = + * # % @ up to the max). Threads that took no samples count as 0.\n\n"
+    ". : - = + * # % @ up to the max; past 64 threads, one character per few). Threads\n"
+    "that took no samples count as 0.  Then the same for the program's functions\n"
+    "(regions), by the samples whose stacks hold them.\n\n"
     "A job directory (all ranks of an MPI run) is compared over its ranks, or with\n"
     "--by thread over every rank's threads (named rank:thread).\n\n"
     "  --top N            the N first variables (default 10; 0: all)\n"
@@ -83,6 +89,11 @@ struct imbalance {
     size_t shown;
     uint64_t *group_samples; /* [groups]: every sample of the group */
     double *group_weights;
+    struct spread *regions; /* the top functions, by samples whose stacks hold them */
+    char **region_names;
+    size_t nregions;
+    uint64_t *region_cells; /* [regions][groups] */
+    double *region_weights;
 };
 
 static bool same_var(const struct ppw_blame_var *a, const struct ppw_blame_var *b)
@@ -92,26 +103,50 @@ static bool same_var(const struct ppw_blame_var *a, const struct ppw_blame_var *
            a->decl_line == b->decl_line;
 }
 
-/* Attributes each group's stacks, and records the shown variables' blame. */
-static int measure(struct imbalance *m, const struct ppw_blame_options *bo, struct ppw_err *err)
+/* The stacks ordered by group (a counting sort, so the cost stays linear
+ * in the data): group g's are order[first[g] .. first[g + 1]). */
+struct by_group {
+    struct ppw_blame_stack *order;
+    size_t *first; /* [groups + 1] */
+};
+
+static int sort_by_group(const struct groups *gr, const struct ppw_blame_stack *stacks,
+                         size_t nstacks, struct by_group *out, struct ppw_err *err)
 {
-    size_t nstacks, ng = m->groups.count;
-    const struct ppw_blame_stack *stacks = view_stacks(m->in, &nstacks);
-    struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
-    int rc = mine ? 0 : ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    size_t ng = gr->count;
     size_t *gof = malloc((nstacks ? nstacks : 1) * sizeof *gof);
-    if (!gof && !rc)
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    for (size_t i = 0; i < nstacks && !rc; i++)
-        gof[i] = group_of(&m->groups, &stacks[i]);
-    for (size_t g = 0; g < ng && !rc; g++) {
-        size_t n = 0;
-        for (size_t i = 0; i < nstacks; i++)
-            if (gof[i] == g) {
-                mine[n++] = stacks[i];
-                m->group_samples[g] += stacks[i].samples;
-                m->group_weights[g] += stacks[i].weight;
-            }
+    out->order = malloc((nstacks ? nstacks : 1) * sizeof *out->order);
+    out->first = calloc(ng + 2, sizeof *out->first);
+    if (!gof || !out->order || !out->first) {
+        free(gof);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < nstacks; i++) {
+        gof[i] = group_of(gr, &stacks[i]);
+        if (gof[i] != SIZE_MAX)
+            out->first[gof[i] + 2]++;
+    }
+    for (size_t g = 0; g < ng; g++)
+        out->first[g + 2] += out->first[g + 1];
+    for (size_t i = 0; i < nstacks; i++)
+        if (gof[i] != SIZE_MAX)
+            out->order[out->first[gof[i] + 1]++] = stacks[i];
+    free(gof);
+    return 0;
+}
+
+/* Attributes each group's stacks, and records the shown variables' blame. */
+static int measure(struct imbalance *m, const struct by_group *bg,
+                   const struct ppw_blame_options *bo, struct ppw_err *err)
+{
+    int rc = 0;
+    for (size_t g = 0; g < m->groups.count && !rc; g++) {
+        const struct ppw_blame_stack *mine = bg->order + bg->first[g];
+        size_t n = bg->first[g + 1] - bg->first[g];
+        for (size_t i = 0; i < n; i++) {
+            m->group_samples[g] += mine[i].samples;
+            m->group_weights[g] += mine[i].weight;
+        }
         struct ppw_blame_result *r = NULL;
         if (!n)
             continue; /* a group without samples blames nothing */
@@ -126,47 +161,196 @@ static int measure(struct imbalance *m, const struct ppw_blame_options *bo, stru
                 }
         ppw_blame_result_free(r);
     }
-    free(mine);
-    free(gof);
-    for (size_t v = 0; v < m->shown && !rc; v++) {
-        struct spread *s = &m->spreads[v];
-        double sum = 0, wsum = 0;
-        s->min = UINT64_MAX;
-        s->min_weight = 0;
-        for (size_t g = 0; g < ng; g++) {
-            sum += (double)s->samples[g];
-            wsum += s->weights[g];
-            if (s->samples[g] < s->min) {
-                s->min = s->samples[g];
-                s->min_weight = s->weights[g];
-            }
-            if (g == 0 || s->samples[g] > s->max) {
-                s->max = s->samples[g];
-                s->max_weight = s->weights[g];
-                s->max_group = g;
-            }
-        }
-        s->mean = ng ? sum / (double)ng : 0;
-        s->mean_weight = ng ? wsum / (double)ng : 0;
-        s->max_over_mean = s->mean > 0 ? (double)s->max / s->mean : 0;
-        if (!ng)
-            s->min = 0;
-    }
     return rc;
 }
 
-/* One character per group: _ for none, else 9 levels up to max. */
+/* min, mean, max and where the max is, over the ng groups. */
+static void summarize(struct spread *s, size_t ng)
+{
+    double sum = 0, wsum = 0;
+    s->min = ng ? UINT64_MAX : 0;
+    s->min_weight = 0;
+    for (size_t g = 0; g < ng; g++) {
+        sum += (double)s->samples[g];
+        wsum += s->weights[g];
+        if (s->samples[g] < s->min) {
+            s->min = s->samples[g];
+            s->min_weight = s->weights[g];
+        }
+        if (g == 0 || s->samples[g] > s->max) {
+            s->max = s->samples[g];
+            s->max_weight = s->weights[g];
+            s->max_group = g;
+        }
+    }
+    s->mean = ng ? sum / (double)ng : 0;
+    s->mean_weight = ng ? wsum / (double)ng : 0;
+    s->max_over_mean = s->mean > 0 ? (double)s->max / s->mean : 0;
+}
+
+/* ---- regions: functions, by the samples whose stack holds them ---- */
+
+struct region_total {
+    const char *name; /* the strmap's copy */
+    uint64_t samples;
+    double weight;
+    size_t last_stack; /* the last stack counted: recursion counts once */
+    bool user;         /* the program's own function (the static graph has it) */
+};
+
+static int compare_region(const void *x, const void *y)
+{
+    const struct region_total *a = x, *b = y;
+    if (a->user != b->user)
+        return a->user ? -1 : 1;
+    if (a->samples != b->samples)
+        return a->samples > b->samples ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* Adds stack number serial's samples to each distinct function on it. */
+static int add_stack_regions(const struct ppw_static_graph *graph,
+                             const struct ppw_blame_stack *st, size_t serial,
+                             struct ppw_strmap *names, struct region_total **totals,
+                             size_t *count, size_t *cap)
+{
+    for (size_t f = 0; f < st->nframes; f++) {
+        const char *fn = st->frames[f].function;
+        if (!fn)
+            continue;
+        bool added;
+        struct ppw_strmap_entry *e = ppw_strmap_put(names, fn, *count, &added);
+        if (!e || (added && !ppw_array_reserve(totals, cap, *count + 1, sizeof **totals)))
+            return PPW_ENOMEM;
+        if (added)
+            (*totals)[(*count)++] = (struct region_total){
+                e->key, 0, 0, SIZE_MAX, ppw_static_graph_find_func(graph, fn) != NULL};
+        struct region_total *t = &(*totals)[e->value];
+        if (t->last_stack == serial)
+            continue;
+        t->last_stack = serial;
+        t->samples += st->samples;
+        t->weight += st->weight;
+    }
+    return 0;
+}
+
+/* The program's top functions over all groups (by the samples whose stacks
+ * hold them) and their spread over the groups. */
+static int measure_regions(struct imbalance *m, const struct by_group *bg, struct ppw_err *err)
+{
+    size_t nstacks, ng = m->groups.count;
+    const struct ppw_blame_stack *stacks = view_stacks(m->in, &nstacks);
+    struct ppw_strmap names = {0};
+    struct region_total *totals = NULL;
+    size_t count = 0, cap = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nstacks && !rc; i++)
+        rc = add_stack_regions(m->in->graph, &stacks[i], i, &names, &totals, &count, &cap);
+    if (!rc) {
+        qsort(totals, count, sizeof *totals, compare_region);
+        while (count && !totals[count - 1].user)
+            count--; /* the program's own functions only */
+        m->nregions = m->o->top_n && m->o->top_n < count ? m->o->top_n : count;
+        size_t cells = (m->nregions ? m->nregions : 1) * (ng ? ng : 1);
+        m->regions = calloc(m->nregions ? m->nregions : 1, sizeof *m->regions);
+        m->region_names = calloc(m->nregions ? m->nregions : 1, sizeof *m->region_names);
+        m->region_cells = calloc(cells, sizeof *m->region_cells);
+        m->region_weights = calloc(cells, sizeof *m->region_weights);
+        if (!m->regions || !m->region_names || !m->region_cells || !m->region_weights)
+            rc = PPW_ENOMEM;
+    }
+    /* Per group: the same count, restricted to the shown functions. */
+    struct ppw_strmap shown = {0};
+    for (size_t r = 0; r < m->nregions && !rc; r++) {
+        bool added;
+        if (!(m->region_names[r] = strdup(totals[r].name)) ||
+            !ppw_strmap_put(&shown, totals[r].name, r, &added))
+            rc = PPW_ENOMEM;
+        m->regions[r] = (struct spread){.samples = m->region_cells + r * ng,
+                                        .weights = m->region_weights + r * ng};
+    }
+    size_t *last = rc ? NULL : malloc((m->nregions ? m->nregions : 1) * sizeof *last);
+    if (!rc && !last)
+        rc = PPW_ENOMEM;
+    for (size_t g = 0; g < ng && !rc; g++) {
+        for (size_t r = 0; r < m->nregions; r++)
+            last[r] = SIZE_MAX;
+        for (size_t i = bg->first[g]; i < bg->first[g + 1]; i++) {
+            const struct ppw_blame_stack *st = &bg->order[i];
+            for (size_t f = 0; f < st->nframes; f++) {
+                const char *fn = st->frames[f].function;
+                const struct ppw_strmap_entry *e = fn ? ppw_strmap_find(&shown, fn) : NULL;
+                if (!e || last[e->value] == i)
+                    continue;
+                last[e->value] = i;
+                m->regions[e->value].samples[g] += st->samples;
+                m->regions[e->value].weights[g] += st->weight;
+            }
+        }
+    }
+    for (size_t r = 0; r < m->nregions && !rc; r++)
+        summarize(&m->regions[r], ng);
+    free(last);
+    ppw_strmap_free(&shown);
+    ppw_strmap_free(&names);
+    free(totals);
+    return rc ? ppw_err_set(err, PPW_ENOMEM, "out of memory") : 0;
+}
+
+enum { BAR_WIDTH = 64 };
+
+/* Groups per bar character: 1 up to BAR_WIDTH groups, else enough that the
+ * bar stays BAR_WIDTH wide. */
+static size_t bar_step(size_t ng)
+{
+    return ng <= BAR_WIDTH ? 1 : (ng + BAR_WIDTH - 1) / BAR_WIDTH;
+}
+
+/* One character per bar_step groups (their highest): _ for none, else 9
+ * levels up to max. */
 static void put_bar(FILE *out, const struct spread *s, size_t ng)
 {
     static const char levels[] = ".:-=+*#%@";
-    for (size_t g = 0; g < ng; g++) {
-        if (!s->samples[g] || !s->max) {
+    size_t step = bar_step(ng);
+    for (size_t g = 0; g < ng; g += step) {
+        uint64_t high = 0;
+        for (size_t k = g; k < g + step && k < ng; k++)
+            high = s->samples[k] > high ? s->samples[k] : high;
+        if (!high || !s->max) {
             putc('_', out);
             continue;
         }
-        size_t l = (size_t)((double)s->samples[g] * 9.0 / (double)s->max + 0.999999);
+        size_t l = (size_t)((double)high * 9.0 / (double)s->max + 0.999999);
         putc(levels[(l < 1 ? 1 : l > 9 ? 9 : l) - 1], out);
     }
+}
+
+/* The name of group g in a text cell. */
+static void group_name(const struct groups *gr, size_t g, char *id, size_t size)
+{
+    if (!gr->count)
+        snprintf(id, size, "-");
+    else if (gr->job_threads)
+        snprintf(id, size, "%" PRIu32 ":%" PRIu32, gr->ids[g] / PPW_JOB_RANK_SHIFT,
+                 gr->ids[g] % PPW_JOB_RANK_SHIFT);
+    else
+        snprintf(id, size, "%" PRIu32, gr->ids[g]);
+}
+
+static void print_spread_row(FILE *out, const struct imbalance *m, const struct spread *s,
+                             const char *name)
+{
+    fprintf(out, "%8.2f %9" PRIu64 " %9.1f %9" PRIu64 " ", s->max_over_mean, s->min, s->mean,
+            s->max);
+    view_metric_cell(out, m->in, s->max_weight);
+    char id[32];
+    group_name(&m->groups, s->max_group, id, sizeof id);
+    fprintf(out, " %7s  ", id);
+    view_cell(out, name, 22, false);
+    fputs(" [", out);
+    put_bar(out, s, m->groups.count);
+    fputs("]\n", out);
 }
 
 static void print_text(FILE *out, const struct imbalance *m)
@@ -180,8 +364,13 @@ static void print_text(FILE *out, const struct imbalance *m)
     }
     if (gr->count > 64)
         fputs(" ...", out);
-    fprintf(out, "; inclusive blame per %s (samples); bar: one character per %s\n", gr->kind,
-            gr->kind);
+    size_t step = bar_step(gr->count);
+    if (step == 1)
+        fprintf(out, "; inclusive blame per %s (samples); bar: one character per %s\n", gr->kind,
+                gr->kind);
+    else
+        fprintf(out, "; inclusive blame per %s (samples); bar: one character per %zu %ss "
+                     "(their highest)\n", gr->kind, step, gr->kind);
     if (!m->shown) {
         fputs("\nno variable is blamed\n", out);
         return;
@@ -190,27 +379,20 @@ static void print_text(FILE *out, const struct imbalance *m)
             view_metric_header(m->in), gr->kind, "variable", "bar");
     for (size_t v = 0; v < m->shown; v++) {
         const struct spread *s = &m->spreads[v];
-        fprintf(out, "%8.2f %9" PRIu64 " %9.1f %9" PRIu64 " ", s->max_over_mean, s->min, s->mean,
-                s->max);
-        view_metric_cell(out, m->in, s->max_weight);
-        char id[32] = "-";
-        if (gr->count && gr->job_threads)
-            snprintf(id, sizeof id, "%" PRIu32 ":%" PRIu32, gr->ids[s->max_group] / PPW_JOB_RANK_SHIFT,
-                     gr->ids[s->max_group] % PPW_JOB_RANK_SHIFT);
-        else if (gr->count)
-            snprintf(id, sizeof id, "%" PRIu32, gr->ids[s->max_group]);
-        fprintf(out, " %7s  ", id);
         char name[512];
         snprintf(name, sizeof name, "%s%s%s", s->var->name, s->var->function ? "@" : "",
                  s->var->function ? s->var->function : "");
-        view_cell(out, name, 22, false);
-        fputs(" [", out);
-        put_bar(out, s, gr->count);
-        fputs("]\n", out);
+        print_spread_row(out, m, s, name);
     }
     if (m->shown < m->all->nvars)
         fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", m->all->nvars - m->shown,
                 m->all->nvars - m->shown == 1 ? "" : "s");
+    if (!m->nregions)
+        return;
+    fprintf(out, "\n%8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "min", "mean", "max",
+            view_metric_header(m->in), gr->kind, "region (inclusive)", "bar");
+    for (size_t r = 0; r < m->nregions; r++)
+        print_spread_row(out, m, &m->regions[r], m->region_names[r]);
 }
 
 static void json_list_u64(FILE *out, const uint64_t *v, size_t n)
@@ -230,6 +412,31 @@ static void json_list_double(FILE *out, const double *v, size_t n)
         json_double(out, v[i]);
     }
     putc(']', out);
+}
+
+/* A spread's fields after its name: per-group lists, min, mean, max. */
+static void json_spread(FILE *out, const struct groups *gr, const struct spread *s)
+{
+    const char *k = gr->kind;
+    fprintf(out, ",\"per_%s\":", k);
+    json_list_u64(out, s->samples, gr->count);
+    fprintf(out, ",\"per_%s_metric\":", k);
+    json_list_double(out, s->weights, gr->count);
+    fprintf(out, ",\"min\":%" PRIu64 ",\"mean\":", s->min);
+    json_double(out, s->mean);
+    fprintf(out, ",\"max\":%" PRIu64 ",\"min_metric\":", s->max);
+    json_double(out, s->min_weight);
+    fputs(",\"mean_metric\":", out);
+    json_double(out, s->mean_weight);
+    fputs(",\"max_metric\":", out);
+    json_double(out, s->max_weight);
+    fputs(",\"max_over_mean\":", out);
+    json_double(out, s->max_over_mean);
+    fprintf(out, ",\"max_%s\":", k);
+    if (gr->count)
+        put_id(out, gr, gr->ids[s->max_group], true);
+    else
+        fputs("null", out);
 }
 
 static void print_json(FILE *out, const struct imbalance *m)
@@ -256,25 +463,20 @@ static void print_json(FILE *out, const struct imbalance *m)
         json_string_or_null(out, s->var->function);
         fputs(",\"kind\":", out);
         json_string(out, s->var->kind);
-        fprintf(out, ",\"samples\":%" PRIu64 ",\"per_%s\":", s->var->inclusive, k);
-        json_list_u64(out, s->samples, gr->count);
-        fprintf(out, ",\"per_%s_metric\":", k);
-        json_list_double(out, s->weights, gr->count);
-        fprintf(out, ",\"min\":%" PRIu64 ",\"mean\":", s->min);
-        json_double(out, s->mean);
-        fprintf(out, ",\"max\":%" PRIu64 ",\"min_metric\":", s->max);
-        json_double(out, s->min_weight);
-        fputs(",\"mean_metric\":", out);
-        json_double(out, s->mean_weight);
-        fputs(",\"max_metric\":", out);
-        json_double(out, s->max_weight);
-        fputs(",\"max_over_mean\":", out);
-        json_double(out, s->max_over_mean);
-        fprintf(out, ",\"max_%s\":", k);
-        if (gr->count)
-            put_id(out, gr, gr->ids[s->max_group], true);
-        else
-            fputs("null", out);
+        fprintf(out, ",\"samples\":%" PRIu64, s->var->inclusive);
+        json_spread(out, gr, s);
+        putc('}', out);
+    }
+    fputs("],\"regions\":[", out);
+    for (size_t r = 0; r < m->nregions; r++) {
+        const struct spread *s = &m->regions[r];
+        fputs(r ? ",\n{\"function\":" : "\n{\"function\":", out);
+        json_string(out, m->region_names[r]);
+        uint64_t total = 0;
+        for (size_t g = 0; g < gr->count; g++)
+            total += s->samples[g];
+        fprintf(out, ",\"samples\":%" PRIu64, total);
+        json_spread(out, gr, s);
         putc('}', out);
     }
     fputs("]}\n", out);
@@ -302,8 +504,17 @@ static int run_imbalance(struct imbalance *m, struct ppw_err *err)
     for (size_t v = 0; v < m->shown && !rc; v++)
         m->spreads[v] = (struct spread){
             .var = &all->vars[v], .samples = samples + v * ng, .weights = weights + v * ng};
+    struct by_group bg = {0};
     if (!rc)
-        rc = measure(m, &bo, err);
+        rc = sort_by_group(&m->groups, stacks, nstacks, &bg, err);
+    if (!rc)
+        rc = measure(m, &bg, &bo, err);
+    for (size_t v = 0; v < m->shown && !rc; v++)
+        summarize(&m->spreads[v], ng);
+    if (!rc)
+        rc = measure_regions(m, &bg, err);
+    free(bg.order);
+    free(bg.first);
     if (!rc) {
         if (m->o->fmt == VIEW_JSON)
             print_json(stdout, m);
@@ -315,6 +526,12 @@ static int run_imbalance(struct imbalance *m, struct ppw_err *err)
     free(m->spreads);
     free(m->group_samples);
     free(m->group_weights);
+    for (size_t r = 0; r < m->nregions; r++)
+        free(m->region_names[r]);
+    free(m->region_names);
+    free(m->regions);
+    free(m->region_cells);
+    free(m->region_weights);
     ppw_blame_result_free(all);
     return rc;
 }

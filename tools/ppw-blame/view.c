@@ -163,7 +163,25 @@ static int note(struct view_input *in, const char *line, struct ppw_err *err)
     return 0;
 }
 
-/* "<what>: r r r" for the ranks where pick says so, as a note. */
+static const char *const fault_states[] = {"missing", "unfinished", "unreadable"};
+
+/* Records a rank's fault for JSON. */
+static int add_fault(struct view_input *in, uint32_t rank, int which, const char *error,
+                     struct ppw_err *err)
+{
+    struct view_rank_fault *f = realloc(in->faults, (in->nfaults + 1) * sizeof *f);
+    if (!f)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    in->faults = f;
+    f[in->nfaults] = (struct view_rank_fault){rank, fault_states[which], NULL};
+    if (error && !(f[in->nfaults].error = strdup(error)))
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    in->nfaults++;
+    return 0;
+}
+
+/* "<what>: r r r" for the ranks where which (0 missing, 1 unfinished, 2
+ * unreadable) says so, as a note; each also as a fault. */
 static int note_ranks(struct view_input *in, const struct ppw_job *job, const char *what,
                       int which, struct ppw_err *err)
 {
@@ -180,6 +198,9 @@ static int note_ranks(struct view_input *in, const struct ppw_job *job, const ch
             r = job->ranks[i].rank;
         else
             continue;
+        int rc = add_fault(in, r, which, which == 2 ? job->ranks[i].err.message : NULL, err);
+        if (rc)
+            return rc;
         count++;
         if (len < sizeof line - 40)
             len += (size_t)snprintf(line + len, sizeof line - len, " %" PRIu32, r);
@@ -433,6 +454,9 @@ void view_input_free(struct view_input *in)
     free(in->threads);
     free(in->ranks);
     free(in->job_notes);
+    for (size_t i = 0; i < in->nfaults; i++)
+        free(in->faults[i].error);
+    free(in->faults);
     free(in->sel);
     *in = (struct view_input){0};
 }
@@ -478,13 +502,26 @@ void view_json_head(FILE *out, const struct view_input *in)
     fputs(",\"total\":", out);
     json_double(out, view_total_weight(in));
     putc('}', out);
+    if (!in->job)
+        return;
+    fprintf(out, ",\"ranks_read\":%zu,\"job_size\":%" PRIu32 ",\"rank_faults\":[", in->nranks,
+            in->job_size);
+    for (size_t i = 0; i < in->nfaults; i++) {
+        const struct view_rank_fault *f = &in->faults[i];
+        fprintf(out, "%s{\"rank\":%" PRIu32 ",\"state\":\"%s\"", i ? "," : "", f->rank,
+                f->state);
+        if (f->error) {
+            fputs(",\"error\":", out);
+            json_string(out, f->error);
+        }
+        putc('}', out);
+    }
+    putc(']', out);
 }
 
 void view_json_open(FILE *out, const struct view_input *in, const char *list)
 {
     view_json_head(out, in);
-    if (in->job)
-        fprintf(out, ",\"ranks\":%zu,\"job_size\":%" PRIu32, in->nranks, in->job_size);
     if (in->sel_rank)
         fprintf(out, ",\"rank\":%" PRIu32, in->rank);
     if (in->sel_thread)

@@ -44,6 +44,13 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
                     struct ppw_err *err);
 
 /* What a view reads. */
+/* A rank of a job that is missing, did not end normally, or cannot be read. */
+struct view_rank_fault {
+    uint32_t rank;
+    const char *state; /* "missing", "unfinished" or "unreadable" */
+    char *error;       /* unreadable: why; else NULL */
+};
+
 struct view_input {
     struct ppw_static_graph *graph;
     struct ppw_stack_set *stacks;
@@ -63,6 +70,8 @@ struct view_input {
     size_t nranks;
     uint32_t job_size;  /* ranks in the job (MPI record), loaded or not */
     char *job_notes;    /* text lines about missing, unfinished or unreadable ranks */
+    struct view_rank_fault *faults; /* the same, for JSON, by rank */
+    size_t nfaults;
     bool selected;      /* --thread/--rank: the stacks and totals below are the selection's */
     bool sel_thread, sel_rank;
     uint32_t thread, rank;
