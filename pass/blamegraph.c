@@ -148,18 +148,21 @@ int ppw_graph_up(const struct ppw_memory *memory, int node)
 }
 
 /* Marks what a write to `node` makes of the variables above it: written
- * through a parameter, or program-level. */
+ * through a parameter, or program-level.  A variable whose storage is
+ * outside the frame (a task's firstprivate pointer) is a parameter too: its
+ * own storage is the task's copy, but what it points to is the parent's. */
 static void mark_write(struct graph *graph, int node)
 {
     struct ppw_memory *memory = &graph->memory;
-    int through_pointer = 0, root = node;
+    int through_pointer = 0, root = node, outside = 0;
     for (int at = node; at >= 0; at = ppw_graph_up(memory, at)) {
+        outside |= through_pointer && memory->nodes[at].named_outside;
         if (memory->nodes[at].pte_of >= 0)
             through_pointer = 1;
         root = at;
     }
     unsigned flags = PPW_VAR_WRITTEN;
-    if (through_pointer && memory->nodes[root].is_param_root)
+    if (through_pointer && (memory->nodes[root].is_param_root || outside))
         flags |= PPW_VAR_EXIT_WRITTEN;
     for (int at = node; at >= 0; at = ppw_graph_up(memory, at)) {
         memory->nodes[at].flags |= flags;
@@ -265,12 +268,12 @@ int ppw_graph_is_call(LLVMValueRef inst)
 }
 
 static void defer_name(struct graph *graph, LLVMValueRef storage, LLVMMetadataRef variable,
-                       int through_pointer)
+                       int through_pointer, unsigned long long offset)
 {
     graph->deferred = ppw_grow(graph->deferred, &graph->deferred_capacity,
                                graph->deferred_count + 1, sizeof *graph->deferred, 8);
     graph->deferred[graph->deferred_count++] =
-        (struct deferred_name){storage, variable, through_pointer};
+        (struct deferred_name){storage, variable, through_pointer, offset};
 }
 
 static int variable_root(struct graph *graph, LLVMMetadataRef variable)
@@ -327,7 +330,8 @@ static void discover_debug_record(struct graph *graph, LLVMValueRef call, const 
     if (!through_pointer && (LLVMIsAAllocaInst(storage) || LLVMIsAArgument(storage)))
         name_node(graph, ppw_memory_storage(&graph->memory, storage), variable);
     else
-        defer_name(graph, storage, variable, through_pointer);
+        defer_name(graph, storage, variable, through_pointer,
+                   through_pointer ? ppw_dbg_expr_deref_offset(call) : 0);
 }
 
 /* Parameters arrive in registers and clang stores each into its own slot:
@@ -377,7 +381,9 @@ static void resolve_deferred_names(struct graph *graph)
             struct ppw_intvec slots = {0};
             for (size_t t = 0; direct && t < direct->count; t++)
                 ppw_intvec_add_unique(
-                    &slots, ppw_memory_first_member(&graph->memory, direct->items[t] / 2) * 2);
+                    &slots,
+                    ppw_memory_member_at(&graph->memory, direct->items[t] / 2, deferred->offset) *
+                        2);
             ppw_memory_load_targets(&graph->memory, &slots, &targets);
             ppw_intvec_free(&slots);
         } else if (direct)
@@ -388,6 +394,7 @@ static void resolve_deferred_names(struct graph *graph)
             if (!graph->memory.nodes[node].var_name) {
                 name_node(graph, node, deferred->variable);
                 graph->memory.nodes[node].kind = PPW_VAR_LOCAL;
+                graph->memory.nodes[node].named_outside = deferred->through_pointer;
             }
         }
         ppw_intvec_free(&targets);

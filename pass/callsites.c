@@ -154,6 +154,47 @@ static LLVMValueRef task_body(LLVMValueRef entry, int *shareds_formal)
     return NULL;
 }
 
+static int task_launch(const char *name)
+{
+    return name &&
+           ((!strncmp(name, "__kmpc_omp_task", 15) && strcmp(name, "__kmpc_omp_task_alloc")) ||
+            !strcmp(name, "__kmpc_taskloop") || !strcmp(name, "__kmpc_taskloop_5"));
+}
+
+/* Whether `address` is `base` or a field or element of it. */
+static int derived_from(LLVMValueRef address, LLVMValueRef base)
+{
+    while (address && address != base && LLVMIsAGetElementPtrInst(address))
+        address = LLVMGetOperand(address, 0);
+    return address == base;
+}
+
+/* Firstprivates: the parent stores their values into the task's privates,
+ * part of the allocated task, before launching it.  A pointer copied there
+ * still points at the parent's data, so what the task writes through it
+ * blames the parent's variable the pointer came from: it binds by value to
+ * the body's copy, which has the same name.  Scalars are the task's own. */
+static void bind_firstprivates(struct graph *graph, struct call_site *site, int formal)
+{
+    for (LLVMValueRef inst = LLVMGetNextInstruction(site->inst); inst;
+         inst = LLVMGetNextInstruction(inst)) {
+        if (ppw_graph_is_call(inst) && task_launch(ppw_graph_callee_name(inst)))
+            break;
+        if (LLVMGetInstructionOpcode(inst) != LLVMStore ||
+            !ppw_graph_is_pointer(LLVMGetOperand(inst, 0)) ||
+            !derived_from(LLVMGetOperand(inst, 1), site->inst))
+            continue;
+        struct ppw_intvec nodes = {0};
+        data_sources(graph, ppw_graph_operand_vertex(graph, LLVMGetOperand(inst, 0)), &nodes, NULL);
+        for (size_t i = 0; i < nodes.count; i++) {
+            const char *name = ppw_memory_display_name(&graph->memory, nodes.items[i]);
+            if (name)
+                ppw_graph_add_pending(graph, site, nodes.items[i], formal, PPW_BIND_VALUE, name);
+        }
+        ppw_intvec_free(&nodes);
+    }
+}
+
 /* __kmpc_omp_task_alloc: the parent stores pointers to the shared
  * variables into a captured struct and copies it into the task's shareds.
  * The task body declares each shared under its own name, so the binding
@@ -163,14 +204,14 @@ static void bind_task(struct graph *graph, struct call_site *site, LLVMValueRef 
     int formal = 1;
     LLVMValueRef body = task_body(entry, &formal);
     site->callee = function_operand_name(body ? body : entry);
+    bind_firstprivates(graph, site, formal);
     LLVMValueRef copy = NULL;
     for (LLVMValueRef inst = LLVMGetNextInstruction(site->inst); inst && !copy;
          inst = LLVMGetNextInstruction(inst)) {
         const char *name = ppw_graph_is_call(inst) ? ppw_graph_callee_name(inst) : NULL;
         if (name && !strncmp(name, "llvm.memcpy", 11))
             copy = inst;
-        else if (name && !strncmp(name, "__kmpc_omp_task", 15) &&
-                 strcmp(name, "__kmpc_omp_task_alloc"))
+        else if (task_launch(name))
             break;
     }
     if (!copy)

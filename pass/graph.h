@@ -57,6 +57,7 @@ struct deferred_name {
     LLVMValueRef storage;
     LLVMMetadataRef variable;
     int through_pointer;
+    unsigned long long offset; /* of the pointer slot, with through_pointer */
 };
 
 struct graph {

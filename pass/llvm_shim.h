@@ -75,6 +75,10 @@ LLVMMetadataRef ppw_di_global_function_scope(LLVMMetadataRef gv);
 LLVMValueRef ppw_dbg_value(LLVMValueRef call);
 LLVMMetadataRef ppw_dbg_variable(LLVMValueRef call);
 int ppw_dbg_expr_derefs(LLVMValueRef call);
+/* The bytes DW_OP_plus_uconst adds before the first DW_OP_deref (the
+ * storage's address is in a field of the described memory: the second shared
+ * variable of an OpenMP task, at __context + 8); 0 without them. */
+unsigned long long ppw_dbg_expr_deref_offset(LLVMValueRef call);
 LLVMValueRef ppw_dbg_assign_address(LLVMValueRef call);
 
 /* The scopeLine of a DISubprogram (where its body starts), 0 when absent. */

@@ -473,6 +473,15 @@ int ppw_memory_first_member(struct ppw_memory *memory, int node)
     return field_at(memory, node, 0, type, NULL, 0, &member_type);
 }
 
+int ppw_memory_member_at(struct ppw_memory *memory, int node, unsigned long long offset)
+{
+    if (offset == 0)
+        return ppw_memory_first_member(memory, node);
+    LLVMMetadataRef member_type = NULL;
+    return field_at(memory, node, 0, ppw_dbgvar_element(memory->nodes[node].type), NULL, offset,
+                    &member_type);
+}
+
 int ppw_memory_named_root(const struct ppw_memory *memory, int node)
 {
     for (int at = node; at >= 0;) {

@@ -38,6 +38,8 @@ struct ppw_node {
     int param_index;   /* IR parameter number, -1 */
     const char *key;   /* globals: program-level identity */
     int is_param_root; /* an IR argument's own storage (named or not) */
+    int named_outside; /* a variable whose storage a pointer gives (DW_OP_deref):
+                          an OpenMP task's shared or firstprivate copy */
     unsigned flags;    /* enum ppw_var_flag */
     int depth;
     struct ppw_intvec contents;   /* pointer targets stored into this node */
@@ -87,6 +89,9 @@ void ppw_memory_solve(struct ppw_memory *memory, LLVMValueRef function);
 /* The node's member at offset 0 when it is a struct (a load through a
  * pointer to a struct reads its first member), else the node itself. */
 int ppw_memory_first_member(struct ppw_memory *memory, int node);
+/* The node's member at byte `offset` (as a GEP to it finds it: by debug
+ * name, else "+offset"); the first member at 0. */
+int ppw_memory_member_at(struct ppw_memory *memory, int node, unsigned long long offset);
 
 /* Display root: the nearest node, itself included, that names a variable;
  * -1 for memory reached only through temporaries. */

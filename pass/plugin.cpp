@@ -289,6 +289,21 @@ extern "C" int ppw_dbg_expr_derefs(LLVMValueRef call)
     return 0;
 }
 
+extern "C" unsigned long long ppw_dbg_expr_deref_offset(LLVMValueRef call)
+{
+    auto *dbg = as_dbg(call);
+    unsigned long long offset = 0;
+    if (!dbg || !dbg->getExpression())
+        return 0;
+    for (auto op : dbg->getExpression()->expr_ops()) {
+        if (op.getOp() == dwarf::DW_OP_deref)
+            return offset;
+        if (op.getOp() == dwarf::DW_OP_plus_uconst)
+            offset += op.getArg(0);
+    }
+    return 0;
+}
+
 extern "C" LLVMValueRef ppw_dbg_assign_address(LLVMValueRef call)
 {
     auto *assign = dyn_cast_or_null<DbgAssignIntrinsic>(unwrap(call));

@@ -1,0 +1,27 @@
+/* A dot product reduced over an OpenMP loop, many times: the loop only reads
+ * a and b, and every product it computes is added into sum, so sum (main's
+ * reduction variable) is the variable the time goes into. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define N 1000000
+
+int main(int argc, char **argv)
+{
+    int reps = argc > 1 ? atoi(argv[1]) : 1000;
+    double *a = malloc(N * sizeof(double)), *b = malloc(N * sizeof(double));
+    for (int i = 0; i < N; i++) {
+        a[i] = (double)(i % 17) + 0.5;
+        b[i] = (double)(i % 5) + 1.0;
+    }
+    double sum = 0;
+    for (int r = 0; r < reps; r++) {
+#pragma omp parallel for reduction(+ : sum)
+        for (int i = 0; i < N; i++)
+            sum += a[i] * b[i] / (1.0 + a[i] * (double)(i & 7));
+    }
+    printf("%.4f\n", sum);
+    free(a);
+    free(b);
+    return 0;
+}
