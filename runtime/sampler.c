@@ -146,6 +146,24 @@ PPW_SIGSAFE static int append_sample(struct ppw_thread *t, uint32_t id, uint64_t
     return 0;
 }
 
+/* Whether the interrupted thread is inside the dynamic linker's
+ * global-scope symbol lookup (lazy binding, dlsym), which glibc marks in the
+ * thread's TCB (tcbhead_t.gscope_flag: %fs:0x1c on x86-64 since glibc 2.8).
+ * A walk then must not run: it could bind one of libunwind's lazy PLT slots,
+ * and that nested lookup's plain store of the flag erases the WAIT mark a
+ * concurrent dlclose puts there, so the dlclose sleeps forever (seen in
+ * Open MPI's MPI_Finalize while its event thread was binding a symbol). */
+PPW_SIGSAFE static int in_symbol_lookup(void)
+{
+#if defined(__x86_64__) && defined(__GLIBC__)
+    int flag;
+    __asm__ volatile("movl %%fs:0x1c, %0" : "=r"(flag));
+    return flag != 0;
+#else
+    return 0;
+#endif
+}
+
 /* Walks, deduplicates and appends one sample standing for `weight`. */
 PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc,
                                       uint64_t weight)
@@ -159,6 +177,18 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         /* libunwind is not re-entrant within one thread: the walker takes
          * this sample when it is done (ppw_sampler_take_deferred). */
         t->deferred_weight += weight;
+        return;
+    }
+    if (in_symbol_lookup()) {
+        /* The interrupted PC alone keeps the sample's time. */
+        if (!uc) {
+            drop(t, PPW_DROP_WALK);
+            return;
+        }
+        uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+        uint16_t flags = PPW_STACK_LEAF_PC | PPW_STACK_UNWALKED;
+        if (append_sample(t, stack_id(t, &pc, 1, flags), weight, start_ns) == 0)
+            t->samples.header->handler_ns += ppw_now_ns() - start_ns;
         return;
     }
     int cap = (int)ppw_config.max_frames + LEAF_SEARCH;

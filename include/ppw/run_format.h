@@ -235,6 +235,8 @@ struct ppw_rec_finish {
 enum ppw_stack_flag {
     PPW_STACK_TRUNCATED = 1u << 0, /* deeper than max_frames: the outermost frames are missing */
     PPW_STACK_LEAF_PC = 1u << 1,   /* frames[0] is the interrupted PC itself, not a return address */
+    PPW_STACK_UNWALKED = 1u << 2,  /* not walked: the interrupted PC alone (the thread was in the
+                                      dynamic linker's symbol lookup, where a walk is unsafe) */
 };
 
 /* Per samples file, stack ids start at 1 and each STACK record precedes the

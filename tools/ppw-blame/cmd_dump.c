@@ -119,6 +119,8 @@ void dump_stack_flags(struct dump *d, uint16_t flags)
         fprintf(d->out, d->json ? "%s\"truncated\"" : "%struncated", sep), sep = ",";
     if (flags & PPW_STACK_LEAF_PC)
         fprintf(d->out, d->json ? "%s\"leaf_pc\"" : "%sleaf_pc", sep), sep = ",";
+    if (flags & PPW_STACK_UNWALKED)
+        fprintf(d->out, d->json ? "%s\"unwalked\"" : "%sunwalked", sep), sep = ",";
     if (d->json)
         putc(']', d->out);
     else if (!sep[0])

@@ -72,11 +72,13 @@ static void put_id(FILE *out, const struct groups *g, uint32_t id, bool quoted)
 
 /* One variable's blame per group. */
 struct spread {
-    const struct ppw_blame_var *var; /* in the all-groups result */
+    const struct ppw_blame_var *var; /* in the all-groups result (variables) */
+    const char *name;                /* the function (regions) */
     uint64_t *samples;               /* [groups] */
     double *weights;                 /* [groups] */
     uint64_t min, max;
     double mean, min_weight, mean_weight, max_weight, max_over_mean;
+    double excess;  /* max - mean samples: what the slowest group spends above the average */
     size_t max_group;
 };
 
@@ -186,6 +188,7 @@ static void summarize(struct spread *s, size_t ng)
     s->mean = ng ? sum / (double)ng : 0;
     s->mean_weight = ng ? wsum / (double)ng : 0;
     s->max_over_mean = s->mean > 0 ? (double)s->max / s->mean : 0;
+    s->excess = (double)s->max - s->mean;
 }
 
 /* ---- regions: functions, by the samples whose stack holds them ---- */
@@ -289,8 +292,11 @@ static int measure_regions(struct imbalance *m, const struct by_group *bg, struc
             }
         }
     }
-    for (size_t r = 0; r < m->nregions && !rc; r++)
+    for (size_t r = 0; r < m->nregions && !rc; r++) {
         summarize(&m->regions[r], ng);
+        m->regions[r].name = m->region_names[r];
+    }
+
     free(last);
     ppw_strmap_free(&shown);
     ppw_strmap_free(&names);
@@ -341,8 +347,8 @@ static void group_name(const struct groups *gr, size_t g, char *id, size_t size)
 static void print_spread_row(FILE *out, const struct imbalance *m, const struct spread *s,
                              const char *name)
 {
-    fprintf(out, "%8.2f %9" PRIu64 " %9.1f %9" PRIu64 " ", s->max_over_mean, s->min, s->mean,
-            s->max);
+    fprintf(out, "%8.2f %8.1f %9" PRIu64 " %9.1f %9" PRIu64 " ", s->max_over_mean, s->excess,
+            s->min, s->mean, s->max);
     view_metric_cell(out, m->in, s->max_weight);
     char id[32];
     group_name(&m->groups, s->max_group, id, sizeof id);
@@ -375,7 +381,7 @@ static void print_text(FILE *out, const struct imbalance *m)
         fputs("\nno variable is blamed\n", out);
         return;
     }
-    fprintf(out, "\n%8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "min", "mean", "max",
+    fprintf(out, "\n%8s %8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "excess", "min", "mean", "max",
             view_metric_header(m->in), gr->kind, "variable", "bar");
     for (size_t v = 0; v < m->shown; v++) {
         const struct spread *s = &m->spreads[v];
@@ -389,10 +395,10 @@ static void print_text(FILE *out, const struct imbalance *m)
                 m->all->nvars - m->shown == 1 ? "" : "s");
     if (!m->nregions)
         return;
-    fprintf(out, "\n%8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "min", "mean", "max",
+    fprintf(out, "\n%8s %8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "excess", "min", "mean", "max",
             view_metric_header(m->in), gr->kind, "region (inclusive)", "bar");
     for (size_t r = 0; r < m->nregions; r++)
-        print_spread_row(out, m, &m->regions[r], m->region_names[r]);
+        print_spread_row(out, m, &m->regions[r], m->regions[r].name);
 }
 
 static void json_list_u64(FILE *out, const uint64_t *v, size_t n)
@@ -432,6 +438,8 @@ static void json_spread(FILE *out, const struct groups *gr, const struct spread 
     json_double(out, s->max_weight);
     fputs(",\"max_over_mean\":", out);
     json_double(out, s->max_over_mean);
+    fputs(",\"excess\":", out);
+    json_double(out, s->excess);
     fprintf(out, ",\"max_%s\":", k);
     if (gr->count)
         put_id(out, gr, gr->ids[s->max_group], true);
@@ -471,7 +479,7 @@ static void print_json(FILE *out, const struct imbalance *m)
     for (size_t r = 0; r < m->nregions; r++) {
         const struct spread *s = &m->regions[r];
         fputs(r ? ",\n{\"function\":" : "\n{\"function\":", out);
-        json_string(out, m->region_names[r]);
+        json_string(out, s->name);
         uint64_t total = 0;
         for (size_t g = 0; g < gr->count; g++)
             total += s->samples[g];
@@ -509,8 +517,10 @@ static int run_imbalance(struct imbalance *m, struct ppw_err *err)
         rc = sort_by_group(&m->groups, stacks, nstacks, &bg, err);
     if (!rc)
         rc = measure(m, &bg, &bo, err);
-    for (size_t v = 0; v < m->shown && !rc; v++)
+    for (size_t v = 0; v < m->shown && !rc; v++) {
         summarize(&m->spreads[v], ng);
+    }
+
     if (!rc)
         rc = measure_regions(m, &bg, err);
     free(bg.order);

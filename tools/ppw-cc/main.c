@@ -130,6 +130,26 @@ static int links(int argc, char **argv)
     return inputs > 0;
 }
 
+/* Where -lppw goes: before the first MPI library (-lmpi..., or a path to
+ * libmpi...), so that libppw's PMPI wrappers (MPI_Init and the others)
+ * come first in symbol lookup, as `OMPI_CC=ppw-cc mpicc` needs; else at
+ * the end (argc). */
+static int first_mpi_library(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (in_list(a, separate_value_opts, COUNT(separate_value_opts))) {
+            i++;
+            continue;
+        }
+        const char *slash = strrchr(a, '/');
+        const char *name = slash ? slash + 1 : a;
+        if (strncmp(a, "-lmpi", 5) == 0 || (a[0] != '-' && strncmp(name, "libmpi", 6) == 0))
+            return i;
+    }
+    return argc;
+}
+
 /* <directory of this executable>/../lib into out[PATH_MAX], canonical when
  * it exists.  /proc/self/exe has symlinks resolved, so a symlinked ppw-cc
  * still finds its own tree.  0, or -1 with errno. */
@@ -360,15 +380,19 @@ int main(int argc, char **argv)
     av[n++] = plugin_flag;
     if (marker)
         av[n++] = (char *)marker_flag;
-    for (int i = 1; i < clang_argc; i++)
-        av[n++] = clang_args[i];
-    if (links(clang_argc, clang_args)) {
-        snprintf(libdir_flag, sizeof(libdir_flag), "-L%s", lib);
-        snprintf(rpath_flag, sizeof(rpath_flag), "-Wl,-rpath,%s", lib);
-        av[n++] = libdir_flag;
-        av[n++] = rpath_flag;
-        av[n++] = "-lppw";
-        av[n++] = "-Wl,--build-id";
+    int link = links(clang_argc, clang_args);
+    int ppw_at = link ? first_mpi_library(clang_argc, clang_args) : clang_argc;
+    for (int i = 1; i <= clang_argc; i++) {
+        if (link && i == ppw_at) {
+            snprintf(libdir_flag, sizeof(libdir_flag), "-L%s", lib);
+            snprintf(rpath_flag, sizeof(rpath_flag), "-Wl,-rpath,%s", lib);
+            av[n++] = libdir_flag;
+            av[n++] = rpath_flag;
+            av[n++] = "-lppw";
+            av[n++] = "-Wl,--build-id";
+        }
+        if (i < clang_argc)
+            av[n++] = clang_args[i];
     }
     av[n] = NULL;
 

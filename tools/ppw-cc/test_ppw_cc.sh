@@ -32,6 +32,12 @@ case_show() {
     done
     out=$("$cc" -O2 --ppw-show a.c b.o -fopenmp -o 'my prog' -MD)
     expect_eq "${out#* }" "-g -fpass-plugin=$lib/ppw.so -O2 a.c b.o -fopenmp -o 'my prog' -MD $(link_flags "$lib")" "link"
+    # libppw before libmpi (OMPI_CC=ppw-cc mpicc appends -lmpi), so that its
+    # PMPI wrappers are found first.
+    out=$("$cc" --ppw-show a.c -I inc -L /x -lmpi -lm)
+    expect_eq "${out#* }" "-g -fpass-plugin=$lib/ppw.so a.c -I inc -L /x $(link_flags "$lib") -lmpi -lm" "before -lmpi"
+    out=$("$cc" --ppw-show a.c /usr/lib/libmpi.so.40)
+    expect_eq "${out#* }" "-g -fpass-plugin=$lib/ppw.so a.c $(link_flags "$lib") /usr/lib/libmpi.so.40" "before libmpi"
     out=$("$cc" --ppw-show -v)
     [[ $out != *-lppw* ]] || fail "no inputs must not link: $out"
     out=$("$cc" --ppw-show -o out -I inc -x c -)

@@ -1,0 +1,31 @@
+/* Each rank sweeps its own block `work`; the rank named by argv[2] does 3x
+ * the sweeps (argv[2] < 0: balanced).  work@main carries each rank's time,
+ * so `ppw-blame imbalance` over the job must name the heavy rank. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define N 100000
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    long sweeps = argc > 1 ? atol(argv[1]) : 400;
+    int heavy = argc > 2 ? atoi(argv[2]) : -1;
+    if (rank == heavy)
+        sweeps *= 3;
+    double *work = calloc(N, sizeof *work);
+    for (long s = 0; s < sweeps; s++)
+        for (int i = 0; i < N; i++)
+            work[i] = work[i] * 0.5 + (double)((i + rank) % 13) / (1.0 + work[i]);
+    double local = work[N / 2], total = 0;
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("%d ranks: %.4f\n", size, total);
+    free(work);
+    MPI_Finalize();
+    return 0;
+}
