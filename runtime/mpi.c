@@ -116,10 +116,13 @@ static int resolve(void)
              LOOK(allgather, "PMPI_Allgather") && LOOK(scatter, "PMPI_Scatter") &&
              LOOK(alltoall, "PMPI_Alltoall");
 #ifdef OPEN_MPI
-    /* Open MPI's handles are addresses of objects in libmpi. */
+    /* Open MPI's handles are addresses of objects in libmpi, or of the
+     * executable's copies of them (a copy relocation, as gcc makes for a
+     * program that names MPI_COMM_WORLD): the first definition in the
+     * global scope is the one in use, so RTLD_DEFAULT, not RTLD_NEXT. */
     if (ok) {
-        pmpi.world = (MPI_Comm)lookup("ompi_mpi_comm_world");
-        pmpi.byte = (MPI_Datatype)lookup("ompi_mpi_byte");
+        pmpi.world = (MPI_Comm)dlsym(RTLD_DEFAULT, "ompi_mpi_comm_world");
+        pmpi.byte = (MPI_Datatype)dlsym(RTLD_DEFAULT, "ompi_mpi_byte");
         ok = pmpi.world && pmpi.byte;
     }
 #else
