@@ -647,6 +647,23 @@ int ppw_run_check_binary(const struct ppw_run *run, const char *binary, struct p
     return rc;
 }
 
+/* ---- clocks ---- */
+
+uint64_t ppw_run_master_ns(const struct ppw_run *run, uint64_t time_ns)
+{
+    if (!run->has_mpi)
+        return time_ns;
+    const struct ppw_run_mpi *m = &run->mpi;
+    double offset = (double)m->init_master_ns - (double)m->init_local_ns;
+    if (m->fini_local_ns > m->init_local_ns) {
+        double fini_offset = (double)m->fini_master_ns - (double)m->fini_local_ns;
+        double drift = (fini_offset - offset) / (double)(m->fini_local_ns - m->init_local_ns);
+        offset += drift * ((double)time_ns - (double)m->init_local_ns);
+    }
+    double master = (double)time_ns + offset;
+    return master <= 0 ? 0 : (uint64_t)(master + 0.5);
+}
+
 /* ---- names ---- */
 
 #define NAME_OF(table, value)                                                                      \

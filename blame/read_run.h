@@ -215,6 +215,13 @@ int ppw_run_spawn_chain(const struct ppw_run *run, uint32_t thread, uint32_t tag
 int ppw_run_check_binary(const struct ppw_run *run, const char *binary, struct ppw_err *err);
 
 /* Names for the format's enumerations; "?" (or NULL where said) when unknown. */
+/* time_ns, a time of the run's own clock, on rank 0's clock: PPW's linear
+ * drift model (seed 003), the offsets measured at MPI_Init and at
+ * MPI_Finalize interpolated (and extrapolated past them); the init offset
+ * alone when the rank never reached MPI_Finalize; time_ns itself when the
+ * run is not an MPI rank. */
+uint64_t ppw_run_master_ns(const struct ppw_run *run, uint64_t time_ns);
+
 const char *ppw_run_tag_name(uint32_t tag); /* PPW_GASP_TAGS; NULL when unknown */
 const char *ppw_run_op_name(uint32_t op);   /* PPW_OPS */
 const char *ppw_run_metric_source_name(uint32_t source);

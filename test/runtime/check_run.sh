@@ -403,6 +403,16 @@ case_mpi_events() {
              and ([.trace[] | select(.name == \"GASP_MPI_ALLREDUCE\") | .args[2]] | unique)
                  == ([.trace[] | select(.name == \"GASP_MPI_SEND\") | .args[4]] | unique)" p$rank.json
     done
+    # On rank 0's clock (master_ns, the linear drift model), no rank leaves
+    # the barrier before every rank has entered it (1 ms for clock error).
+    if [ -s p0.json ] && [ -s p3.json ]; then
+        jq -s '[.[] | .trace[] | select(.name == "GASP_MPI_BARRIER")] |
+            ([.[] | select(.event == "start") | .master_ns] | max) as $in |
+            ([.[] | select(.event == "end") | .master_ns] | min) as $out |
+            length == 8 and $in <= $out + 1000000' p0.json p1.json p2.json p3.json >barrier.txt
+        [ "$(cat barrier.txt)" = true ] ||
+            fail "barrier on rank 0's clock: $(jq -c '[.trace[] | select(.name == "GASP_MPI_BARRIER") | {event, time_ns, master_ns}]' p*.json)"
+    fi
     [ $inst = 1 ] || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
     (cd inst && PPW_MODE=trace "${mpirun[@]}" ../mpi_collect.inst >../inst.out 2>../inst.err) ||
         { fail "ppw-cc-built mpi_collect failed: $(head -3 inst.err)"; return; }

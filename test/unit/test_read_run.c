@@ -1082,6 +1082,28 @@ static void test_mutations_never_crash(void)
     sample_run_free(&sr);
 }
 
+/* The linear drift model: offsets +1000 ns at init (local 1e9) and +3000 ns
+ * at finalize (local 3e9) give +2000 halfway; a rank that never finalized
+ * keeps the init offset; a run of no MPI rank keeps its own clock. */
+static void test_master_clock(void)
+{
+    struct ppw_run run = {0};
+    CHECK(ppw_run_master_ns(&run, 123) == 123);
+    run.has_mpi = true;
+    run.mpi.init_local_ns = 1000000000;
+    run.mpi.init_master_ns = 1000001000;
+    CHECK(ppw_run_master_ns(&run, 5000000000) == 5000001000);
+    run.mpi.fini_local_ns = 3000000000;
+    run.mpi.fini_master_ns = 3000003000;
+    CHECK(ppw_run_master_ns(&run, 1000000000) == 1000001000);
+    CHECK(ppw_run_master_ns(&run, 2000000000) == 2000002000);
+    CHECK(ppw_run_master_ns(&run, 3000000000) == 3000003000);
+    CHECK(ppw_run_master_ns(&run, 4000000000) == 4000004000); /* extrapolated */
+    run.mpi.init_master_ns = 999999000; /* a negative offset */
+    run.mpi.fini_master_ns = 2999999000;
+    CHECK(ppw_run_master_ns(&run, 2000000000) == 1999999000);
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1)
@@ -1118,5 +1140,6 @@ int main(int argc, char **argv)
     RUN(test_run_records);
     RUN(test_modules_and_regions);
     RUN(test_mutations_never_crash);
+    RUN(test_master_clock);
     return harness_exit();
 }

@@ -384,6 +384,8 @@ static void dump_event(struct dump *d, const struct ppw_run_thread *t,
                 "\"evttype\":%u,\"region\":%" PRIu32 ",\"name\":",
                 t->index, e->time_ns, ppw_run_evttype_name(e->evttype), e->evttype, g->id);
         json_string(out, g->name);
+        if (d->run->has_mpi)
+            fprintf(out, ",\"master_ns\":%" PRIu64, ppw_run_master_ns(d->run, e->time_ns));
         fprintf(out, ",\"tag\":%" PRIu32 ",\"tag_name\":", g->tag);
         json_string_or_null(out, ppw_run_tag_name(g->tag));
         fprintf(out, ",\"op\":\"%s\",\"args\":[", ppw_run_op_name(g->op));
@@ -402,6 +404,8 @@ static void dump_event(struct dump *d, const struct ppw_run_thread *t,
     fprintf(out, " op=%s args=", ppw_run_op_name(g->op));
     for (size_t i = 0; i < e->nargs; i++)
         fprintf(out, "%s%" PRIu64, i ? "," : "", e->args[i]);
+    if (d->run->has_mpi)
+        fprintf(out, " master_ns=%" PRIu64, ppw_run_master_ns(d->run, e->time_ns));
     if (e->description) {
         fputs(" description=", out);
         cli_text(out, e->description);
