@@ -14,6 +14,9 @@
 #   hybrid     MPI + OpenMP: field@main first over all ranks and threads,
 #              the outlined loop hot, every worker sample of every rank
 #              glued to main, threads named rank:thread.
+#   killed     rank 1 kills itself (SIGKILL) and mpirun kills the others:
+#              the report still reads every rank's samples, and names the
+#              ranks that did not end normally.
 #   nonroot    run by an unprivileged user (as root: uid 65534 via setpriv).
 #
 #   check_mpi.sh CASE BUILD_DIR
@@ -160,6 +163,30 @@ case_hybrid() {
     echo "e2e.mpi_hybrid: field $(jq '.variables[0].inclusive | floor' all.json)% over 2 ranks x 2 threads; worker samples reach main"
 }
 
+case_killed() {
+    build mpi_imbalance
+    mkdir k
+    (cd k && "${mpirun[@]}" -np 4 "$tmp/mpi_imbalance" 1500 -1 1 >out.txt 2>err.txt)
+    local rc=$?
+    [ $rc != 0 ] || fail "mpirun should fail when a rank is killed"
+    local jobs=(k/ppw-*)
+    [ -d "${jobs[0]}" ] || fail "no job directory"
+    "$blame" report "${jobs[0]}" --format json --top 0 >k.json || fail "report: $(cat k.json)"
+    "$blame" report "${jobs[0]}" >k.txt || fail "report text"
+    # Every rank swept before the kill: each has its samples, work@main first.
+    jqok k.json '.ranks_read == 4 and .job_size == 4 and
+        ([.rank_faults[] | select(.state == "unfinished") | .rank] | index(1) != null) and
+        ([.variables[0:3][] | select(.name == "work")] | length) == 1' ||
+        fail "killed rank: $(jq -c '{ranks_read, job_size, rank_faults, v: [.variables[0:3][] | .name]}' k.json)"
+    grep -Eq '^warning: ranks that did not end normally: .*\b1\b' k.txt || fail "text: $(head -5 k.txt)"
+    local r
+    for r in 0 1 2 3; do
+        "$blame" report "${jobs[0]}" --rank $r --format json >r$r.json || fail "--rank $r"
+        jqok r$r.json '.total_samples >= 100' || fail "rank $r kept $(jq .total_samples r$r.json) samples"
+    done
+    echo "e2e.mpi_killed: mpirun status $rc; 4 ranks read, unfinished: $(jq -c '[.rank_faults[] | .rank]' k.json)"
+}
+
 case_nonroot() {
     [ "$(id -u)" -eq 0 ] || skip "not root: every other MPI case runs unprivileged here"
     command -v setpriv >/dev/null || skip "setpriv missing"
@@ -179,6 +206,6 @@ case_nonroot() {
 }
 
 case "$case_name" in
-imbalance | buffers | hybrid | nonroot) "case_$case_name" ;;
+imbalance | buffers | hybrid | killed | nonroot) "case_$case_name" ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;
 esac

@@ -1,7 +1,9 @@
 /* Each rank sweeps its own block `work`; the rank named by argv[2] does 3x
  * the sweeps (argv[2] < 0: balanced).  work@main carries each rank's time,
- * so `ppw-blame imbalance` over the job must name the heavy rank. */
+ * so `ppw-blame imbalance` over the job must name the heavy rank.  The rank
+ * named by argv[3], if any, kills itself with SIGKILL after its sweeps. */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -21,6 +23,8 @@ int main(int argc, char **argv)
     for (long s = 0; s < sweeps; s++)
         for (int i = 0; i < N; i++)
             work[i] = work[i] * 0.5 + (double)((i + rank) % 13) / (1.0 + work[i]);
+    if (argc > 3 && rank == atoi(argv[3]))
+        raise(SIGKILL);
     double local = work[N / 2], total = 0;
     MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
