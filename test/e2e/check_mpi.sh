@@ -43,6 +43,26 @@ export OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2
 mpirun=(mpirun --oversubscribe -x OMP_WAIT_POLICY -x OMP_NUM_THREADS)
 [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
 
+# A hung run must not just time out silently: after LIMIT seconds the
+# watchdog prints every thread's stack of the programs still running from
+# $tmp (gdb, when installed), then kills them, and the run fails.
+limit=${PPW_MPI_LIMIT:-120}
+watchdog_pid=
+watch_start() {
+    (
+        sleep "$limit"
+        echo "FAIL: still running after ${limit}s; stacks follow" >&2
+        for pid in $(pgrep -f "^$tmp/"); do
+            echo "== pid $pid: $(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null)" >&2
+            command -v gdb >/dev/null &&
+                gdb -p "$pid" -batch -ex 'thread apply all bt 30' 2>&1 | grep -E '^(#|Thread)' >&2
+        done
+        pkill -KILL -f "^$tmp/"
+    ) &
+    watchdog_pid=$!
+}
+watch_stop() { kill "$watchdog_pid" 2>/dev/null; wait "$watchdog_pid" 2>/dev/null; }
+
 # build PROGRAM [flags]: ppw-cc through mpicc, as a user would.
 build() {
     OMPI_CC=$build/bin/ppw-cc mpicc -O2 "$here/$1.c" -o "$1" "${@:2}" 2>cc.err ||
@@ -54,8 +74,11 @@ run() {
     local dir=$1 np=$2
     shift 2
     mkdir -p "$dir"
-    (cd "$dir" && "${mpirun[@]}" -np "$np" "$tmp/$@" >out.txt 2>err.txt) ||
-        fail "mpirun $*: $(head -5 "$dir/err.txt")"
+    watch_start
+    (cd "$dir" && "${mpirun[@]}" -np "$np" "$tmp/$@" >out.txt 2>err.txt)
+    local rc=$?
+    watch_stop
+    [ $rc = 0 ] || fail "mpirun $*: status $rc: $(head -5 "$dir/err.txt")"
     local jobs=("$dir"/ppw-*)
     [ ${#jobs[@]} = 1 ] && [ -d "${jobs[0]}" ] || fail "$dir: expected one job directory: ${jobs[*]}"
     mv "${jobs[0]}" "$dir/job"
@@ -166,8 +189,10 @@ case_hybrid() {
 case_killed() {
     build mpi_imbalance
     mkdir k
+    watch_start
     (cd k && "${mpirun[@]}" -np 4 "$tmp/mpi_imbalance" 1500 -1 1 >out.txt 2>err.txt)
     local rc=$?
+    watch_stop
     [ $rc != 0 ] || fail "mpirun should fail when a rank is killed"
     local jobs=(k/ppw-*)
     [ -d "${jobs[0]}" ] || fail "no job directory"
@@ -193,9 +218,12 @@ case_nonroot() {
     build mpi_imbalance
     chmod 755 "$tmp"
     mkdir -m 777 nr
+    watch_start
     (cd nr && setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$tmp/nr" \
-        mpirun --oversubscribe -np 4 "$tmp/mpi_imbalance" 500 >out.txt 2>err.txt) ||
-        fail "mpirun as uid 65534: $(head -5 nr/err.txt)"
+        mpirun --oversubscribe -np 4 "$tmp/mpi_imbalance" 500 >out.txt 2>err.txt)
+    local rc=$?
+    watch_stop
+    [ $rc = 0 ] || fail "mpirun as uid 65534: status $rc: $(head -5 nr/err.txt)"
     local jobs=(nr/ppw-*)
     [ -d "${jobs[0]}" ] || fail "no job directory"
     [ "$(stat -c %u "${jobs[0]}")" = 65534 ] || fail "the job directory is not the user's"
