@@ -61,7 +61,13 @@ watch_start() {
     ) &
     watchdog_pid=$!
 }
-watch_stop() { kill "$watchdog_pid" 2>/dev/null; wait "$watchdog_pid" 2>/dev/null; }
+# The sleeping child too: it holds the test's output open, and ctest waits
+# for that to close.
+watch_stop() {
+    pkill -P "$watchdog_pid" 2>/dev/null
+    kill "$watchdog_pid" 2>/dev/null
+    wait "$watchdog_pid" 2>/dev/null
+}
 
 # build PROGRAM [flags]: ppw-cc through mpicc, as a user would.
 build() {

@@ -1,0 +1,92 @@
+/* The cost of measuring a run: what its probes and its sampler added, per
+ * region and in all (seed 001: calibrate, compensate, and always report
+ * the intrusion).  Also the one implementation of probe compensation
+ * (docs/FORMATS.md, "Compensation") that ppw-blame profile shares.
+ *
+ * Probe costs come from the run's calibration record (docs/runtime.md,
+ * "Probe-cost calibration and compensation"); the sampler's from the
+ * samples files' handler_ns, else samples x the calibrated handler cost. */
+#ifndef PPW_BLAME_INTRUSION_H
+#define PPW_BLAME_INTRUSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "read_run.h"
+
+/* The default of ppw_intrusion_compute's flag_ratio: a region is flagged
+ * when its probes cost at least half its compensated body per call.  Then
+ * the measured time is at least 1.5x the body, and the ~10% by which a
+ * probe pair between real work exceeds its calibrated cost (docs/runtime.md)
+ * moves the compensated time by 5% or more. */
+#define PPW_INTRUSION_FLAG_RATIO 0.5
+
+/* Compensated inclusive and exclusive time of a timer (or of timers
+ * summed field by field: the formulas are linear), before clamping: either
+ * may be negative when the calibration overestimates the probes. */
+void ppw_intrusion_compensate(const struct ppw_run_calib *calib, const struct ppw_run_timer *t,
+                              double *incl_ns, double *excl_ns);
+
+/* Where ppw_intrusion.run_ns comes from, best first. */
+enum ppw_intrusion_span {
+    PPW_SPAN_NONE,       /* nothing to go by: run_ns is 0 */
+    PPW_SPAN_FINISH,     /* FINISH end_ns - the run's start: wall time */
+    PPW_SPAN_THREAD_END, /* the last THREAD_END end_ns - the start (no FINISH) */
+    PPW_SPAN_THREAD_CPU, /* the largest thread CPU time (no end times) */
+    PPW_SPAN_MAIN_INCL,  /* the raw inclusive time of the region named main */
+};
+
+/* Where ppw_intrusion.sampler_ns comes from. */
+enum ppw_intrusion_sampler {
+    PPW_SAMPLER_COST_NONE,    /* no samples: 0 */
+    PPW_SAMPLER_COST_HANDLER, /* the samples files' handler_ns, measured in the handler */
+    PPW_SAMPLER_COST_CALIB,   /* samples x the calibration's handler_ns */
+};
+
+/* One region, merged over the run's threads and callpaths (a recursive
+ * region's inclusive times count once per level, as in its profile rows). */
+struct ppw_intrusion_region {
+    const struct ppw_run_region *region;
+    uint64_t calls;            /* timed calls + calls counted after throttling */
+    uint64_t probes;           /* probe pairs executed: one per timed or throttled call */
+    uint64_t probes_throttled; /* the throttled ones among them */
+    double probe_ns;           /* their calibrated cost: timed x pair_ns + throttled x
+                                  throttled_pair_ns (0 uncalibrated) */
+    double raw_incl_ns, raw_excl_ns;   /* of the timed calls */
+    double comp_incl_ns, comp_excl_ns; /* compensated, clamped at 0 (raw when uncalibrated) */
+    bool comp_clamped;                 /* either compensated time was negative */
+    bool flagged; /* probe_ns / calls >= flag_ratio x comp_incl_ns / timed calls */
+};
+
+struct ppw_intrusion {
+    const struct ppw_run *run;
+    double flag_ratio;
+    struct ppw_intrusion_region *regions; /* by probe_ns, descending; ties by region id */
+    size_t nregions;
+    size_t nflagged;
+    uint64_t probes, probes_throttled, samples;
+    double probe_ns, sampler_ns;
+    double total_ns; /* probe_ns + sampler_ns */
+    double run_ns;   /* the run's span, see span */
+    enum ppw_intrusion_span span;
+    double cpu_ns; /* the ended threads' CPU time, summed (0: no THREAD_END) */
+    enum ppw_intrusion_sampler sampler;
+    bool calibrated; /* false: no CALIB record; probe costs are 0 */
+};
+
+/* Computes the intrusion of run; regions are flagged with flag_ratio (a
+ * finite number >= 0; PPW_INTRUSION_FLAG_RATIO by default).  *out
+ * references run, which must outlive it.  Errors: PPW_EUSAGE (a bad
+ * flag_ratio), PPW_ENOMEM. */
+int ppw_intrusion_compute(const struct ppw_run *run, double flag_ratio, struct ppw_intrusion *out,
+                          struct ppw_err *err);
+
+void ppw_intrusion_free(struct ppw_intrusion *in);
+
+/* Short names for the enumerations ("finish", "handler", ...). */
+const char *ppw_intrusion_span_name(enum ppw_intrusion_span span);
+const char *ppw_intrusion_sampler_name(enum ppw_intrusion_sampler sampler);
+
+#endif
