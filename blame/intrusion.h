@@ -23,9 +23,15 @@
  * moves the compensated time by 5% or more. */
 #define PPW_INTRUSION_FLAG_RATIO 0.5
 
+/* Adds t's counts and sums (count, subcalls, inclusive and exclusive sums,
+ * the sum of squares, the four probe counts) to sum; leaves depth, path,
+ * minimum, maximum and flags alone. */
+void ppw_intrusion_add_timer(struct ppw_run_timer *sum, const struct ppw_run_timer *t);
+
 /* Compensated inclusive and exclusive time of a timer (or of timers
- * summed field by field: the formulas are linear), before clamping: either
- * may be negative when the calibration overestimates the probes. */
+ * summed by ppw_intrusion_add_timer: the formulas are linear), before
+ * clamping: either may be negative when the calibration overestimates the
+ * probes. */
 void ppw_intrusion_compensate(const struct ppw_run_calib *calib, const struct ppw_run_timer *t,
                               double *incl_ns, double *excl_ns);
 
@@ -45,19 +51,24 @@ enum ppw_intrusion_sampler {
     PPW_SAMPLER_COST_CALIB,   /* samples x the calibration's handler_ns */
 };
 
-/* One region, merged over the run's threads and callpaths (a recursive
- * region's inclusive times count once per level, as in its profile rows). */
+/* One region, merged over the run's threads and callpaths.  Inclusive
+ * totals leave out the calls the callpath shows nested in another call of
+ * the region (recursion), whose time that call already includes; with
+ * callpaths too short to show it (PPW_CALLPATH=flat), they count once per
+ * level, as in the profile's rows. */
 struct ppw_intrusion_region {
     const struct ppw_run_region *region;
-    uint64_t calls;            /* timed calls + calls counted after throttling */
-    uint64_t probes;           /* probe pairs executed: one per timed or throttled call */
-    uint64_t probes_throttled; /* the throttled ones among them */
-    double probe_ns;           /* their calibrated cost: timed x pair_ns + throttled x
-                                  throttled_pair_ns (0 uncalibrated) */
+    uint64_t calls;                    /* timed calls + calls counted after throttling */
+    uint64_t probes;                   /* probe pairs executed: one per timed or throttled call */
+    uint64_t probes_throttled;         /* the throttled ones among them */
+    double probe_ns;                   /* their calibrated cost: timed x pair_ns + throttled x
+                                          throttled_pair_ns (0 uncalibrated) */
     double raw_incl_ns, raw_excl_ns;   /* of the timed calls */
     double comp_incl_ns, comp_excl_ns; /* compensated, clamped at 0 (raw when uncalibrated) */
-    bool comp_clamped;                 /* either compensated time was negative */
-    bool flagged; /* probe_ns / calls >= flag_ratio x comp_incl_ns / timed calls */
+    bool comp_incl_clamped, comp_excl_clamped; /* negative, shown as 0 */
+    double body_ns; /* a timed call's mean inclusive time, compensated (raw when
+                       uncalibrated), every nesting level counted */
+    bool flagged;   /* probe_ns / probes >= flag_ratio x body_ns */
 };
 
 struct ppw_intrusion {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "intrusion.h"
 #include "json.h"
 #include "read_run.h"
 
@@ -85,15 +86,7 @@ static void add_timer(struct row *row, const struct ppw_run_timer *t)
             row->has_calls && sum->incl_max_ns > t->incl_max_ns ? sum->incl_max_ns : t->incl_max_ns;
         row->has_calls = true;
     }
-    sum->count += t->count;
-    sum->subcalls += t->subcalls;
-    sum->incl_sum_ns += t->incl_sum_ns;
-    sum->excl_sum_ns += t->excl_sum_ns;
-    sum->excl_sumsq_ns2 += t->excl_sumsq_ns2;
-    sum->probes_inner += t->probes_inner;
-    sum->probes_throttled += t->probes_throttled;
-    sum->probes_child += t->probes_child;
-    sum->throttled_child += t->throttled_child;
+    ppw_intrusion_add_timer(sum, t);
     row->open |= (t->flags & PPW_TIMER_OPEN) != 0;
     row->unwound |= (t->flags & PPW_TIMER_UNWOUND) != 0;
 }
@@ -231,13 +224,8 @@ static void compensate(struct profile *p)
         return;
     for (size_t i = 0; i < p->row_count; i++) {
         struct row *r = &p->rows[i];
-        const struct ppw_run_timer *t = &r->t;
-        double incl = (double)t->incl_sum_ns - (double)t->probes_inner * c->pair_ns -
-                      (double)t->probes_throttled * c->throttled_pair_ns -
-                      (double)t->count * c->inner_ns;
-        double excl =
-            (double)t->excl_sum_ns - (double)t->probes_child * (c->pair_ns - c->inner_ns) -
-            (double)t->throttled_child * c->throttled_pair_ns - (double)t->count * c->inner_ns;
+        double incl, excl;
+        ppw_intrusion_compensate(c, &r->t, &incl, &excl);
         r->comp_incl = clamp(p, incl, &r->incl_clamped);
         r->comp_excl = clamp(p, excl, &r->excl_clamped);
     }

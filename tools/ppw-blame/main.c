@@ -27,6 +27,8 @@ static const struct command commands[] = {
     {"static", cmd_static, "print the static blame graphs embedded in a binary"},
     {"dump", cmd_dump, "print what a run directory holds: records, stacks, spawns, trace"},
     {"profile", cmd_profile, "print a run's profile table, raw and compensated"},
+    {"intrusion", cmd_intrusion, "what measuring cost: probes, sampler, flagged regions"},
+    {"calibrate", cmd_calibrate, "measure this machine's barrier, lock and message costs"},
 };
 
 static void print_usage(FILE *out)

@@ -1,0 +1,214 @@
+/* Text and JSON of an intrusion report (intrusion_view.h). */
+#include "intrusion_view.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+
+#include "cli.h"
+#include "json.h"
+
+static size_t shown(const struct ppw_intrusion *in, size_t top)
+{
+    return top && top < in->nregions ? top : in->nregions;
+}
+
+/* Per call, in ns: what the probes cost. */
+static double probe_per_call(const struct ppw_intrusion_region *r)
+{
+    return r->probes ? r->probe_ns / (double)r->probes : 0;
+}
+
+/* ---- text ---- */
+
+static void text_us(FILE *out, double ns)
+{
+    fprintf(out, " %12.3f", ns / 1000.0);
+}
+
+static void text_share(FILE *out, double part, double whole, const char *of)
+{
+    if (whole > 0)
+        fprintf(out, ", %.2f%% of %s", 100.0 * part / whole, of);
+}
+
+static void text_calibration(FILE *out, const struct ppw_intrusion *in)
+{
+    const struct ppw_run_calib *c = &in->run->calib;
+    if (in->calibrated)
+        fprintf(out, "calibration: pair %g ns, inner %g ns, throttled pair %g ns, sample %g ns\n",
+                c->pair_ns, c->inner_ns, c->throttled_pair_ns, c->handler_ns);
+    else
+        fputs("calibration: none recorded: probe costs are unknown (shown as 0), "
+              "times are not compensated\n",
+              out);
+}
+
+static void text_totals(FILE *out, const struct ppw_intrusion *in)
+{
+    static const char *const spans[] = {
+        "unknown", "wall, start to FINISH", "wall, start to the last thread's end (no FINISH)",
+        "the busiest thread's CPU time (no end times)", "main's inclusive time (no end times)"};
+    static const char *const sampler[] = {"", " (measured in the handler)",
+                                          " (samples x the calibrated cost)"};
+    fputs("run: ", out);
+    in->span != PPW_SPAN_NONE ? (void)fprintf(out, "%.3f us", in->run_ns / 1000.0)
+                              : (void)fputs("-", out);
+    fprintf(out, " (%s); CPU %.3f us in %zu thread%s\n", spans[in->span], in->cpu_ns / 1000.0,
+            in->run->thread_count, in->run->thread_count == 1 ? "" : "s");
+    fprintf(out, "probes: %" PRIu64 " pairs (%" PRIu64 " throttled), %.3f us\n", in->probes,
+            in->probes_throttled, in->probe_ns / 1000.0);
+    fprintf(out, "sampler: %" PRIu64 " samples, %.3f us%s\n", in->samples, in->sampler_ns / 1000.0,
+            sampler[in->sampler]);
+    fprintf(out, "intrusion: %.3f us", in->total_ns / 1000.0);
+    text_share(out, in->total_ns, in->cpu_ns, "CPU time");
+    text_share(out, in->total_ns, in->run_ns, "the run");
+    putc('\n', out);
+    if (in->nflagged)
+        fprintf(out,
+                "flagged: %zu region%s whose probes cost at least %g x the compensated body "
+                "per call (!)\n",
+                in->nflagged, in->nflagged == 1 ? "" : "s", in->flag_ratio);
+}
+
+static void text_region(FILE *out, const struct ppw_intrusion *in,
+                        const struct ppw_intrusion_region *r)
+{
+    const struct ppw_run_region *g = r->region;
+    fprintf(out, "%10" PRIu64 " %10" PRIu64, r->calls, r->probes);
+    text_us(out, r->probe_ns);
+    text_us(out, r->raw_incl_ns);
+    in->calibrated ? text_us(out, r->comp_incl_ns) : (void)fprintf(out, " %12s", "-");
+    putc(r->comp_incl_clamped ? '*' : ' ', out);
+    text_us(out, r->raw_excl_ns);
+    in->calibrated ? text_us(out, r->comp_excl_ns) : (void)fprintf(out, " %12s", "-");
+    putc(r->comp_excl_clamped ? '*' : ' ', out);
+    fprintf(out, " %10.1f %12.1f %c ", probe_per_call(r), r->body_ns, r->flagged ? '!' : ' ');
+    cli_text(out, g->name);
+    fprintf(out, " [%s ", ppw_run_region_kind_name(g->kind));
+    cli_text(out, g->file);
+    fprintf(out, ":%" PRIu32 "]\n", g->line);
+}
+
+void intrusion_print_text(FILE *out, const struct ppw_intrusion *in, size_t top)
+{
+    const struct ppw_run *run = in->run;
+    fputs("intrusion ", out);
+    cli_text(out, run->dir);
+    fprintf(out, " pid=%" PRIu32 "\n", run->pid);
+    text_calibration(out, in);
+    if (!run->finished)
+        fputs("warning: the run did not end normally\n", out);
+    text_totals(out, in);
+    if (!in->nregions) {
+        fputs("no timed regions (the run has no profile)\n", out);
+        return;
+    }
+    fputs("times in microseconds, per call in ns; comp.* are compensated for probe overhead\n\n",
+          out);
+    fprintf(out, "%10s %10s %12s %12s %12s  %12s %12s  %10s %12s   %s\n", "calls", "probes",
+            "probe.cost", "raw.incl", "comp.incl", "raw.excl", "comp.excl", "probe/call",
+            "body/call", "region");
+    size_t n = shown(in, top);
+    for (size_t i = 0; i < n; i++)
+        text_region(out, in, &in->regions[i]);
+    if (n < in->nregions)
+        fprintf(out, "(%zu more regions; --top 0 shows all)\n", in->nregions - n);
+    if (in->calibrated)
+        for (size_t i = 0; i < in->nregions; i++)
+            if (in->regions[i].comp_incl_clamped || in->regions[i].comp_excl_clamped) {
+                fputs("* a compensated time was negative and is shown as 0\n", out);
+                break;
+            }
+}
+
+/* ---- JSON ---- */
+
+static void json_key_double(FILE *out, const char *key, double value)
+{
+    fprintf(out, ",\"%s\":", key);
+    json_double(out, value);
+}
+
+static void json_share(FILE *out, const char *key, double part, double whole)
+{
+    fprintf(out, ",\"%s\":", key);
+    if (whole > 0)
+        json_double(out, part / whole);
+    else
+        fputs("null", out);
+}
+
+static void json_region(FILE *out, const struct ppw_intrusion *in,
+                        const struct ppw_intrusion_region *r)
+{
+    const struct ppw_run_region *g = r->region;
+    fprintf(out, "{\"region\":%" PRIu32 ",\"name\":", g->id);
+    json_string(out, g->name);
+    fprintf(out, ",\"kind\":\"%s\",\"file\":", ppw_run_region_kind_name(g->kind));
+    json_string(out, g->file);
+    fprintf(out,
+            ",\"line\":%" PRIu32 ",\"calls\":%" PRIu64 ",\"probes\":%" PRIu64
+            ",\"probes_throttled\":%" PRIu64,
+            g->line, r->calls, r->probes, r->probes_throttled);
+    json_key_double(out, "probe_ns", r->probe_ns);
+    json_key_double(out, "raw_incl_ns", r->raw_incl_ns);
+    json_key_double(out, "raw_excl_ns", r->raw_excl_ns);
+    if (in->calibrated) {
+        json_key_double(out, "comp_incl_ns", r->comp_incl_ns);
+        json_key_double(out, "comp_excl_ns", r->comp_excl_ns);
+    } else {
+        fputs(",\"comp_incl_ns\":null,\"comp_excl_ns\":null", out);
+    }
+    json_key_double(out, "probe_per_call_ns", probe_per_call(r));
+    json_key_double(out, "body_per_call_ns", r->body_ns);
+    fprintf(out, ",\"comp_incl_clamped\":%s,\"comp_excl_clamped\":%s,\"flagged\":%s}",
+            r->comp_incl_clamped ? "true" : "false", r->comp_excl_clamped ? "true" : "false",
+            r->flagged ? "true" : "false");
+}
+
+static void json_calibration(FILE *out, const struct ppw_intrusion *in)
+{
+    const struct ppw_run_calib *c = &in->run->calib;
+    fputs(",\"calibration\":", out);
+    if (!in->calibrated) {
+        fputs("null", out);
+        return;
+    }
+    fputs("{\"pair_ns\":", out);
+    json_double(out, c->pair_ns);
+    json_key_double(out, "inner_ns", c->inner_ns);
+    json_key_double(out, "throttled_pair_ns", c->throttled_pair_ns);
+    json_key_double(out, "handler_ns", c->handler_ns);
+    putc('}', out);
+}
+
+void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top)
+{
+    const struct ppw_run *run = in->run;
+    fputs("{\"dir\":", out);
+    json_string(out, run->dir);
+    fprintf(out, ",\"pid\":%" PRIu32 ",\"finished\":%s,\"calibrated\":%s", run->pid,
+            run->finished ? "true" : "false", in->calibrated ? "true" : "false");
+    json_calibration(out, in);
+    json_key_double(out, "flag_ratio", in->flag_ratio);
+    json_key_double(out, "run_ns", in->run_ns);
+    fprintf(out, ",\"run_span\":\"%s\"", ppw_intrusion_span_name(in->span));
+    json_key_double(out, "cpu_ns", in->cpu_ns);
+    fprintf(out, ",\"threads\":%zu,\"probes\":%" PRIu64 ",\"probes_throttled\":%" PRIu64,
+            run->thread_count, in->probes, in->probes_throttled);
+    json_key_double(out, "probe_ns", in->probe_ns);
+    fprintf(out, ",\"samples\":%" PRIu64, in->samples);
+    json_key_double(out, "sampler_ns", in->sampler_ns);
+    fprintf(out, ",\"sampler_cost\":\"%s\"", ppw_intrusion_sampler_name(in->sampler));
+    json_key_double(out, "total_ns", in->total_ns);
+    json_share(out, "share_of_cpu", in->total_ns, in->cpu_ns);
+    json_share(out, "share_of_run", in->total_ns, in->run_ns);
+    fprintf(out, ",\"flagged\":%zu,\"regions_total\":%zu,\"regions\":[", in->nflagged,
+            in->nregions);
+    size_t n = shown(in, top);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n" : "\n", out);
+        json_region(out, in, &in->regions[i]);
+    }
+    fputs("]}", out);
+}

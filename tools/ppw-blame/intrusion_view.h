@@ -1,0 +1,17 @@
+/* The intrusion report's text and JSON (docs/ppw-blame.md, "ppw-blame
+ * intrusion"), for ppw-blame intrusion and for reports that embed it. */
+#ifndef PPW_BLAME_INTRUSION_VIEW_H
+#define PPW_BLAME_INTRUSION_VIEW_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "intrusion.h"
+
+/* The report of one run, the top regions first (top 0: all of them). */
+void intrusion_print_text(FILE *out, const struct ppw_intrusion *in, size_t top);
+
+/* The same as one JSON object value, without a trailing newline. */
+void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top);
+
+#endif

@@ -1,0 +1,33 @@
+/* The microbenchmarks of ppw-blame calibrate: what a barrier, a lock, a
+ * condition variable and a small MPI message cost on this machine when
+ * nobody waits for anybody (docs/ppw-blame.md, "ppw-blame calibrate").
+ * Each result is a median over trials with fresh threads (or mpiruns) of
+ * medians over batches, in nanoseconds. */
+#ifndef PPW_BLAME_MICROBENCH_H
+#define PPW_BLAME_MICROBENCH_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+/* One pthread_barrier_wait episode of nthreads threads (>= 2). */
+int microbench_barrier(unsigned nthreads, double *ns, struct ppw_err *err);
+
+/* pthread_mutex_lock + unlock by one thread. */
+int microbench_lock(double *ns, struct ppw_err *err);
+
+/* From an unlock to the moment the thread blocked in pthread_mutex_lock
+ * holds the mutex. */
+int microbench_lock_handoff(double *ns, struct ppw_err *err);
+
+/* pthread_cond_signal to a waiting thread, which signals back: one round trip. */
+int microbench_cond_roundtrip(double *ns, struct ppw_err *err);
+
+/* Runs the MPI helper (ping-pong of 8 B and 64 KiB messages between 2
+ * ranks) under mpirun, a few times.  Returns 0 and the costs, or a
+ * negative code with err saying why MPI was not measured (no helper, no
+ * mpirun, it failed, or all runs took more than timeout_s seconds). */
+int microbench_mpi(const char *helper, unsigned timeout_s, double *latency_ns, double *ns_per_byte,
+                   struct ppw_err *err);
+
+#endif

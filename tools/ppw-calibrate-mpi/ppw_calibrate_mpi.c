@@ -1,0 +1,70 @@
+/* ppw-calibrate-mpi: the MPI part of `ppw-blame calibrate`, run by it as
+ * `mpirun -np 2 ppw-calibrate-mpi`.  Ping-pong between ranks 0 and 1 with
+ * 8-byte and 64 KiB messages; rank 0 prints, in nanoseconds,
+ *
+ *   latency_ns <half the median round trip of 8 bytes>
+ *   ns_per_byte <(half the 64 KiB round trip - the latency) / (65536 - 8)>
+ *
+ * Medians of single round trips after a warm-up, so that a preempted one on
+ * a busy machine does not move the result.  Exit status 1 on a wrong rank
+ * count. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SMALL = 8, LARGE = 64 * 1024, WARMUP = 20, SMALL_REPS = 401, LARGE_REPS = 101 };
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median round trip of `bytes`, in ns, on rank 0 (0 elsewhere). */
+static double round_trip(int rank, char *buf, int bytes, int reps)
+{
+    double *trips = malloc((size_t)reps * sizeof *trips);
+    if (!trips)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    for (int i = -WARMUP; i < reps; i++) {
+        double start = MPI_Wtime();
+        if (rank == 0) {
+            MPI_Send(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD);
+            MPI_Recv(buf, bytes, MPI_BYTE, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+            MPI_Recv(buf, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, bytes, MPI_BYTE, 0, 0, MPI_COMM_WORLD);
+        }
+        if (i >= 0)
+            trips[i] = (MPI_Wtime() - start) * 1e9;
+    }
+    qsort(trips, (size_t)reps, sizeof *trips, compare_double);
+    double median = trips[reps / 2];
+    free(trips);
+    return median;
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 2) {
+        if (rank == 0)
+            fprintf(stderr, "ppw-calibrate-mpi: run it on 2 ranks, not %d\n", size);
+        MPI_Finalize();
+        return 1;
+    }
+    static char buf[LARGE];
+    memset(buf, 1, sizeof buf);
+    double small = round_trip(rank, buf, SMALL, SMALL_REPS);
+    double large = round_trip(rank, buf, LARGE, LARGE_REPS);
+    if (rank == 0) {
+        double latency = small / 2, per_byte = (large / 2 - latency) / (LARGE - SMALL);
+        printf("latency_ns %.1f\nns_per_byte %.6f\n", latency, per_byte > 0 ? per_byte : 0);
+    }
+    MPI_Finalize();
+    return 0;
+}
