@@ -26,6 +26,7 @@ int cmd_lines(int argc, char **argv);
 int cmd_imbalance(int argc, char **argv);
 int cmd_intrusion(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
 
 /* Prints "ppw-blame: error: <message>" on stderr; returns the exit status
  * for err->code. */

@@ -27,6 +27,7 @@ static const struct command commands[] = {
     {"static", cmd_static, "print the static blame graphs embedded in a binary"},
     {"dump", cmd_dump, "print what a run directory holds: records, stacks, spawns, trace"},
     {"profile", cmd_profile, "print a run's profile table, raw and compensated"},
+    {"analyze", cmd_analyze, "what is wrong: waits, contention, imbalance, ranked by time lost"},
     {"intrusion", cmd_intrusion, "what measuring cost: probes, sampler, flagged regions"},
     {"calibrate", cmd_calibrate, "measure this machine's barrier, lock and message costs"},
 };

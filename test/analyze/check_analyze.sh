@@ -1,0 +1,173 @@
+#!/bin/bash
+# ppw-blame analyze on programs with one problem injected (ctest
+# analyze.<case>): each is built with ppw-cc -O2, run sampled, and analyze
+# (against a baseline that ppw-blame calibrate measures here first) must
+# report exactly that pattern first, at the right location and on the right
+# data.  The control (balanced.c) must give no finding at all.
+#
+#   barrier        barrier-wait at barrier.c's pthread_barrier_wait, on phase_barrier
+#   lock           lock-contention at lock.c's pthread_mutex_lock, on queue_lock
+#   cond           condition-wait at cond.c's pthread_cond_wait, on ready_cond
+#   imbalance      load-imbalance in worker, on grid (threads, region and variable)
+#   late_sender    late-sender at late_sender.c's MPI_Recv; the trace names rank 0
+#   late_receiver  late-receiver at late_receiver.c's MPI_Ssend; the trace names rank 1
+#   small_transfers  small-transfers at small_transfers.c's MPI_Send or MPI_Recv loop
+#   scaling        poor-scalability over a 2-thread and a 1-thread run of scaling.c
+#   serial         low-cpu-utilisation (Coven) for serial.c
+#   balanced       no finding
+#   errors         bad options and a bad baseline file: one error line, status 2 or 1
+#
+#   check_analyze.sh CASE BUILD_DIR
+set -uo pipefail
+case_name=$1 build=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppw-analyze-$case_name.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+blame=$build/bin/ppw-blame
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+
+# An ASan-built plugin cannot load into clang, which is not ASan-built.
+nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_ && skip "the plugin is ASan-built"
+export OMP_WAIT_POLICY=passive OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+
+mpi=0
+case $case_name in late_* | small_*) mpi=1 ;; esac
+if [ $mpi = 1 ]; then
+    command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
+fi
+calibrate_args=(-o "$tmp/baseline")
+[ $mpi = 1 ] || calibrate_args+=(--no-mpi)
+[ "$case_name" = errors ] || "$blame" calibrate "${calibrate_args[@]}" >calibrate.txt 2>&1 ||
+    fail "calibrate: $(cat calibrate.txt)"
+
+# line PATTERN FILE: the line number of PATTERN's first match in FILE.
+line() { grep -n -m1 -F "$1" "$here/$2" | cut -d: -f1; }
+
+# analyze_json OUT ARGS...: analyze --format json into OUT.
+analyze_json() {
+    local out=$1
+    shift
+    "$blame" analyze "$@" --baseline "$tmp/baseline" --format json >"$out" 2>err.txt ||
+        fail "analyze $*: $(cat err.txt)"
+}
+
+# expect_first FILE PATTERN SOURCE LINE [VARIABLE]: the first finding.
+expect_first() {
+    local file=$1 pattern=$2 source=$3 ln=$4 var=${5:-}
+    local ok
+    ok=$(jq --arg p "$pattern" --arg s "$source" --argjson l "$ln" --arg v "$var" '
+        (.findings | length) > 0 and (.findings[0] | .pattern == $p and
+            ($l == 0 or ((.file // "" | endswith($s)) and .line == $l)) and
+            ($v == "" or .variable == $v) and .lost_s > 0 and (.hint | length) > 0 and
+            (.evidence | length) > 0)' "$file")
+    [ "$ok" = true ] ||
+        fail "expected $pattern first at $source:$ln${var:+ on $var}; got $(jq -c '[.findings[0:3][] | {pattern, region, file, line, variable, lost_s}]' "$file")"
+}
+
+# build NAME [flags]: test/analyze/NAME.c through ppw-cc (mpicc for MPI).
+build() {
+    local name=$1
+    shift
+    if [ $mpi = 1 ]; then
+        OMPI_CC=$build/bin/ppw-cc mpicc -O2 "$here/$name.c" -o "$name" "$@" 2>cc.err
+    else
+        "$build/bin/ppw-cc" -O2 "$here/$name.c" -o "$name" "$@" 2>cc.err
+    fi || fail "cannot build $name: $(cat cc.err)"
+}
+
+threads_case() { # threads_case NAME PATTERN 'CALL TEXT' VARIABLE
+    build "$1" -lpthread
+    PPW_OUTPUT=$tmp/run ./"$1" >out.txt || fail "$1 failed"
+    analyze_json a.json run --binary "./$1"
+    local ln=0
+    [ -z "$3" ] || ln=$(line "$3" "$1.c")
+    expect_first a.json "$2" "$1.c" "$ln" "$4"
+    "$blame" analyze run --binary "./$1" --baseline "$tmp/baseline" >a.txt || fail "text output"
+    grep -q "^1\. .*\[$2\]" a.txt || fail "text: $(head -12 a.txt)"
+    echo "analyze.$1: $(jq -r '.findings[0] | "\(.pattern) at \(.file // "-"):\(.line) on \(.variable // "-"): \(.lost_s * 1000 | floor) ms (\(.lost_pct | floor)%)"' a.json)"
+}
+
+mpi_case() { # mpi_case NAME PATTERN 'CALL TEXT' CAUSE_RANK
+    build "$1"
+    local mpirun=(mpirun --oversubscribe -np 2 -x PPW_MODE)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    mkdir m
+    (cd m && PPW_MODE=profile,trace timeout 120 "${mpirun[@]}" "$tmp/$1" >out.txt 2>err.txt) ||
+        fail "mpirun $1: $(head -5 m/err.txt)"
+    local job=(m/ppw-*)
+    analyze_json a.json "${job[0]}"
+    expect_first a.json "$2" "$1.c" "$(line "$3" "$1.c")"
+    if [ -n "$4" ]; then
+        jq -e --arg r "rank $4 arrived" '.findings[0].cause // "" | contains($r)' a.json >/dev/null ||
+            fail "cause: expected rank $4 named: $(jq -c '.findings[0].cause' a.json)"
+    fi
+    echo "analyze.$1: $(jq -r '.findings[0] | "\(.pattern) at \(.region) \(.file):\(.line): \(.lost_s * 1000 | floor) ms; cause: \(.cause // "-")"' a.json)"
+}
+
+case $case_name in
+barrier) threads_case barrier barrier-wait 'pthread_barrier_wait(&phase_barrier)' phase_barrier ;;
+lock) threads_case lock lock-contention 'pthread_mutex_lock(&queue_lock)' queue_lock ;;
+cond) threads_case cond condition-wait 'pthread_cond_wait(&ready_cond' ready_cond ;;
+imbalance)
+    threads_case imbalance load-imbalance '' grid
+    jq -e '.findings[0].region == "worker" and (.findings[0].evidence | test("max/avg"))' a.json \
+        >/dev/null || fail "imbalance: region or evidence: $(jq -c '.findings[0]' a.json)"
+    ;;
+serial) threads_case serial low-cpu-utilisation '' '' ;;
+balanced)
+    build balanced -lpthread
+    PPW_OUTPUT=$tmp/run ./balanced >out.txt || fail "balanced failed"
+    analyze_json a.json run --binary ./balanced
+    jq -e '.findings == []' a.json >/dev/null ||
+        fail "the control has findings: $(jq -c '[.findings[] | {pattern, region, lost_s, lost_pct, evidence}]' a.json)"
+    echo "analyze.balanced: no finding ($(jq '.dropped' a.json) under --min-loss)"
+    ;;
+scaling)
+    build scaling -fopenmp
+    OMP_NUM_THREADS=2 PPW_OUTPUT=$tmp/p2 ./scaling >out.txt || fail "2 threads"
+    OMP_NUM_THREADS=1 PPW_OUTPUT=$tmp/p1 ./scaling >>out.txt || fail "1 thread"
+    analyze_json a.json p2 p1 --binary ./scaling
+    expect_first a.json poor-scalability "" 0
+    jq -e '.scaling | test("p=2: .*p=1: ")' a.json >/dev/null || fail "scaling: $(jq .scaling a.json)"
+    echo "analyze.scaling: $(jq -r '.findings[0].evidence' a.json)"
+    ;;
+late_sender) mpi_case late_sender late-sender 'MPI_Recv(' 0 ;;
+late_receiver) mpi_case late_receiver late-receiver 'MPI_Ssend(' 1 ;;
+small_transfers)
+    build small_transfers
+    mpirun=(mpirun --oversubscribe -np 2)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    mkdir m
+    (cd m && timeout 120 "${mpirun[@]}" "$tmp/small_transfers" >out.txt 2>err.txt) ||
+        fail "mpirun: $(head -5 m/err.txt)"
+    job=(m/ppw-*)
+    analyze_json a.json "${job[0]}"
+    send=$(line 'MPI_Send(' small_transfers.c) recv=$(line 'MPI_Recv(' small_transfers.c)
+    jq -e --argjson s "$send" --argjson r "$recv" '.findings[0:2] | length == 2 and
+        all(.pattern == "small-transfers") and ([.[].line] | sort) == ([$s, $r] | sort)' a.json \
+        >/dev/null || fail "small transfers: $(jq -c '[.findings[0:3][] | {pattern, line, lost_s}]' a.json)"
+    echo "analyze.small_transfers: $(jq -r '.findings[0].evidence' a.json)"
+    ;;
+errors)
+    "$blame" analyze --deviation abc >/dev/null 2>err.txt
+    [ $? = 2 ] && [ "$(wc -l <err.txt)" = 1 ] || fail "--deviation abc: $(cat err.txt)"
+    "$blame" analyze --min-loss 101 >/dev/null 2>err.txt
+    [ $? = 2 ] || fail "--min-loss 101 should be a usage error"
+    "$blame" analyze --bogus >/dev/null 2>err.txt
+    [ $? = 2 ] || fail "--bogus should be a usage error"
+    printf 'not a baseline\n' >bad
+    build balanced -lpthread
+    PPW_OUTPUT=$tmp/run ./balanced 10 >out.txt || fail "balanced failed"
+    "$blame" analyze run --binary ./balanced --baseline bad >/dev/null 2>err.txt
+    [ $? = 1 ] && [ "$(wc -l <err.txt)" = 1 ] || fail "a bad baseline file: $(cat err.txt)"
+    "$blame" analyze run --binary ./balanced --baseline /nonexistent/b >/dev/null 2>err.txt
+    [ $? = 1 ] || fail "a missing --baseline file should fail"
+    PPW_BASELINE=/nonexistent/b "$blame" analyze run --binary ./balanced >a.txt 2>err.txt ||
+        fail "no default baseline must fall back: $(cat err.txt)"
+    grep -q '^baseline: built-in defaults' a.txt || fail "fallback: $(head -3 a.txt)"
+    echo "analyze.errors: ok"
+    ;;
+*) echo "unknown case $case_name" >&2; exit 2 ;;
+esac

@@ -1,0 +1,1380 @@
+/* The analysis engine of ppw-blame analyze (analyze.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include "analyze.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "read_graph.h"
+#include "read_run.h"
+#include "symbols.h"
+#include "view.h"
+#include "ppw/gasp_events.h"
+
+void analyze_default_thresholds(struct analyze_thresholds *t)
+{
+    *t = (struct analyze_thresholds){
+        .hotspot_pct = 10,
+        .deviation = 1.3,
+        .baseline_factor = 4,
+        .min_loss_pct = 2,
+        .many_calls = 10000,
+        .small_factor = 20,
+        .cpu_util_pct = 50,
+        .busy_diff_pct = 35,
+        .comm_pct = 5,
+        .efficiency = 0.7,
+    };
+}
+
+/* ---- patterns: names, titles and PPW's resolution hints (Table 5-3) ---- */
+
+static const struct {
+    const char *name, *title, *hint;
+} patterns[PATTERN_COUNT] = {
+    [PATTERN_BARRIER_WAIT] = {"barrier-wait", "wait at barrier (group synchronization)",
+                              "balance the work done before the barrier across threads or "
+                              "ranks, or remove the barrier if the data does not need it"},
+    [PATTERN_LOCK_CONTENTION] = {"lock-contention", "lock contention",
+                                 "shorten the critical section, split the lock (finer "
+                                 "granularity), or give each thread private data merged at "
+                                 "the end"},
+    [PATTERN_CONDITION_WAIT] = {"condition-wait", "waiting on a condition or flag",
+                                "produce the awaited value earlier, overlap the wait with "
+                                "independent work, or rebalance producers and consumers"},
+    [PATTERN_LATE_SENDER] = {"late-sender", "late sender: a receive waits for its message",
+                             "post the send earlier on the sending rank (move work after it), "
+                             "or use a non-blocking receive and compute while it arrives"},
+    [PATTERN_LATE_RECEIVER] = {"late-receiver",
+                               "late receiver: a send waits for its receive to be posted",
+                               "post the receive earlier (MPI_Irecv before the work), or use a "
+                               "non-blocking or buffered send instead of a synchronous one"},
+    [PATTERN_COLLECTIVE_WAIT] = {"collective-wait",
+                                 "wait in a collective for the last rank to join",
+                                 "balance the work before the collective across ranks, or "
+                                 "use its non-blocking form and overlap it with work"},
+    [PATTERN_SMALL_TRANSFERS] = {"small-transfers", "many small transfers",
+                                 "aggregate the small messages into fewer large ones (pack a "
+                                 "buffer, or use a collective)"},
+    [PATTERN_IMBALANCE] = {"load-imbalance", "load imbalance",
+                           "redistribute the work on the variable named: smaller or dynamic "
+                           "chunks (schedule(dynamic)), or a partition by measured cost"},
+    [PATTERN_POOR_SCALING] = {"poor-scalability", "poor scalability across runs",
+                              "parallelize the serial part named, or reduce the "
+                              "synchronization that grows with the thread or rank count"},
+    [PATTERN_LOW_UTILISATION] = {"low-cpu-utilisation", "CPU utilisation at or below 50%",
+                                 "add parallelism: more threads or tasks in this phase "
+                                 "(Coven)"},
+    [PATTERN_BUSY_DIFFERENCE] = {"busy-difference",
+                                 "busy fractions of the threads differ by more than 35%",
+                                 "load balancing: give the idle threads work (Coven)"},
+    [PATTERN_COMMUNICATION] = {"communication-bound", "more than 5% of the time communicating",
+                               "use shared memory (threads) within a node, or a decomposition "
+                               "that communicates less (Coven)"},
+};
+
+const char *analyze_pattern_name(enum analyze_pattern p) { return patterns[p].name; }
+const char *analyze_pattern_title(enum analyze_pattern p) { return patterns[p].title; }
+const char *analyze_pattern_hint(enum analyze_pattern p) { return patterns[p].hint; }
+
+/* Used when no baseline file is found: conservative figures for a modern
+ * x86-64 node, so that only clear waits are flagged. */
+static const struct ppw_baseline builtin_baseline = {
+    .barrier2_ns = 5000,
+    .barrier_all_ns = 10000,
+    .barrier_all_threads = 8,
+    .lock_ns = 50,
+    .lock_handoff_ns = 5000,
+    .cond_roundtrip_ns = 20000,
+    .has_mpi = true,
+    .mpi_latency_ns = 2000,
+    .mpi_ns_per_byte = 0.2,
+    .host = "built-in",
+};
+
+/* ---- inputs ---- */
+
+/* One process: a run directory, or one rank of a job. */
+struct unit {
+    struct ppw_run *run;
+    struct ppw_symbols *syms;
+    uint32_t rank; /* 0 for a plain run */
+};
+
+struct loaded {
+    struct unit *units;
+    size_t nunits;
+    bool job;
+    struct view_input view; /* glued stacks and the static graph */
+    bool has_view;
+};
+
+static void loaded_free(struct loaded *l)
+{
+    for (size_t i = 0; i < l->nunits; i++) {
+        ppw_symbols_free(l->units[i].syms);
+        ppw_run_free(l->units[i].run);
+    }
+    free(l->units);
+    if (l->has_view)
+        view_input_free(&l->view);
+    *l = (struct loaded){0};
+}
+
+static int add_unit(struct loaded *l, const char *dir, uint32_t rank, struct ppw_err *err)
+{
+    struct unit *u = realloc(l->units, (l->nunits + 1) * sizeof *u);
+    if (!u)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    l->units = u;
+    u = &l->units[l->nunits];
+    *u = (struct unit){.rank = rank};
+    int rc = ppw_run_load(dir, &u->run, err);
+    if (!rc && (rc = ppw_symbols_new(u->run, getenv("PPW_DEBUG_DIR"), &u->syms, err)) != 0)
+        ppw_run_free(u->run);
+    if (!rc)
+        l->nunits++;
+    return rc;
+}
+
+static int load_input(const struct analyze_input *in, struct loaded *l, struct ppw_err *err)
+{
+    *l = (struct loaded){0};
+    struct view_opts o = {.dir = in->dir, .binary = in->binary, .force = in->force,
+                          .split_threads = true};
+    int rc = view_check_opts(&o, "analyze", 0, err);
+    if (!rc)
+        rc = view_load(&o, &l->view, err);
+    if (rc)
+        return rc;
+    l->has_view = true;
+    l->job = l->view.job;
+    if (!l->job)
+        return add_unit(l, l->view.source, 0, err);
+    struct ppw_job *job = NULL;
+    rc = ppw_job_scan(l->view.source, &job, err);
+    for (size_t i = 0; !rc && i < job->count; i++) {
+        struct ppw_err rank_err;
+        /* A rank that cannot be read is reported by the view already. */
+        if (add_unit(l, job->ranks[i].dir, job->ranks[i].rank, &rank_err) == PPW_ENOMEM)
+            rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    ppw_job_free(job);
+    if (!rc && !l->nunits)
+        rc = ppw_err_set(err, PPW_EIO, "%s: no rank could be read", l->view.source);
+    return rc;
+}
+
+/* ---- per-run facts ---- */
+
+static double ns_to_s(double ns) { return ns * 1e-9; }
+
+/* The run's wall time: FINISH minus the start, else its threads' span. */
+static double run_wall_ns(const struct ppw_run *run)
+{
+    uint64_t start = run->has_info ? run->info.start_mono_ns : 0, end = 0;
+    if (run->finished && run->finish_end_ns > start)
+        return (double)(run->finish_end_ns - start);
+    for (size_t i = 0; i < run->thread_count; i++) {
+        const struct ppw_run_thread *t = &run->threads[i];
+        if (t->ended && t->end_ns > end)
+            end = t->end_ns;
+        if (t->has_begin && (!start || t->start_ns < start))
+            start = t->start_ns;
+    }
+    return end > start ? (double)(end - start) : 0;
+}
+
+/* A thread's CPU time: its THREAD_END record's, else its samples' weights. */
+static double thread_cpu_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
+{
+    if (t->ended && t->cpu_ns)
+        return (double)t->cpu_ns;
+    double w = 0;
+    for (size_t i = 0; i < t->sample_count; i++)
+        w += (double)t->samples[i].weight;
+    return run->has_metric && run->metric.unit == PPW_UNIT_NS ? w : 0;
+}
+
+static double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
+{
+    uint64_t start = t->has_begin ? t->start_ns : (run->has_info ? run->info.start_mono_ns : 0);
+    uint64_t end = t->ended ? t->end_ns : (run->finished ? run->finish_end_ns : 0);
+    return end > start ? (double)(end - start) : 0;
+}
+
+/* The inclusive wall time and calls of region id on thread t. */
+static void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns,
+                             uint64_t *calls)
+{
+    *ns = 0;
+    *calls = 0;
+    for (size_t i = 0; i < t->timer_count; i++)
+        if (t->timers[i].path[0] == id) {
+            *ns += (double)t->timers[i].incl_sum_ns;
+            *calls += t->timers[i].count;
+        }
+    /* Calls after throttling are counted, not timed: at their mean. */
+    for (size_t i = 0; i < t->throttle_count; i++)
+        if (t->throttles[i].region == id) {
+            *calls += t->throttles[i].calls_after;
+            *ns += (double)t->throttles[i].calls_after * (double)t->throttles[i].mean_ns;
+        }
+}
+
+static bool is_comm_op(uint32_t op)
+{
+    return op == PPW_OP_SEND || op == PPW_OP_RECV || op == PPW_OP_SEND_NB ||
+           op == PPW_OP_RECV_NB || op == PPW_OP_COMM_SYNC || op == PPW_OP_GROUP_COMM ||
+           (op == PPW_OP_GROUP_SYNC);
+}
+
+static bool is_mpi_tag(uint32_t tag)
+{
+    const char *name = ppw_run_tag_name(tag);
+    return name && strncmp(name, "GASP_MPI_", 9) == 0;
+}
+
+/* The wait pattern of an operation, or PATTERN_COUNT for none. */
+static enum analyze_pattern wait_pattern(const struct ppw_run_region *g)
+{
+    switch (g->op) {
+    case PPW_OP_GROUP_SYNC: return PATTERN_BARRIER_WAIT;
+    case PPW_OP_LOCK_ACQUIRE:
+    case PPW_OP_LOCK_RELEASE: return PATTERN_LOCK_CONTENTION;
+    case PPW_OP_WAIT_ON_VALUE: return PATTERN_CONDITION_WAIT;
+    case PPW_OP_RECV:
+    case PPW_OP_COMM_SYNC: return PATTERN_LATE_SENDER;
+    case PPW_OP_SEND: return PATTERN_LATE_RECEIVER;
+    case PPW_OP_GROUP_COMM: return is_mpi_tag(g->tag) ? PATTERN_COLLECTIVE_WAIT : PATTERN_COUNT;
+    default: return PATTERN_COUNT;
+    }
+}
+
+/* What one call of the operation costs on this machine when nobody waits. */
+static double baseline_ns(const struct ppw_baseline *b, const struct ppw_run_region *g,
+                          unsigned parties)
+{
+    bool mpi = is_mpi_tag(g->tag);
+    switch (g->op) {
+    case PPW_OP_GROUP_SYNC:
+        if (mpi)
+            return b->mpi_latency_ns * 2 * ceil(log2(parties > 1 ? parties : 2));
+        return parties > 2 ? b->barrier_all_ns : b->barrier2_ns;
+    case PPW_OP_LOCK_ACQUIRE:
+    case PPW_OP_LOCK_RELEASE: return b->lock_ns;
+    case PPW_OP_WAIT_ON_VALUE: return b->cond_roundtrip_ns / 2;
+    case PPW_OP_GROUP_COMM: return b->mpi_latency_ns * 2 * ceil(log2(parties > 1 ? parties : 2));
+    default: return b->mpi_latency_ns;
+    }
+}
+
+/* ---- findings under construction ---- */
+
+enum { SITE_GROUPS = 256 }; /* groups named in the evidence; more are summed but not named */
+
+/* Waits at one operation site (or on one lock variable) over all threads
+ * and ranks. */
+struct site {
+    enum analyze_pattern pattern;
+    const struct ppw_run_region *region; /* the site with the most wait */
+    char variable[128];
+    double wait_ns, best_wait_ns, expected_ns;
+    uint64_t calls;
+    /* Waits per group (thread or rank), for the evidence. */
+    uint32_t group_ids[SITE_GROUPS];
+    double group_waits[SITE_GROUPS];
+    unsigned groups;
+};
+
+struct engine {
+    const struct analyze_thresholds *t;
+    const struct ppw_baseline *b;
+    struct loaded *in;
+    struct site *sites;
+    size_t nsites;
+    struct analyze_result *out;
+    size_t cap;
+    double explained_ns[PATTERN_COUNT]; /* wait found per pattern */
+    double thread_ns;                   /* the thread- or rank-seconds of the run */
+};
+
+static void setf(char *dst, size_t size, const char *fmt, ...) PPW_PRINTF(3, 4);
+
+static void setf(char *dst, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, size, fmt, ap);
+    va_end(ap);
+}
+
+static struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p,
+                                           double lost_ns, struct ppw_err *err)
+{
+    struct analyze_result *r = e->out;
+    if (r->nfindings == e->cap) {
+        size_t cap = e->cap ? 2 * e->cap : 16;
+        struct analyze_finding *f = realloc(r->findings, cap * sizeof *f);
+        if (!f) {
+            ppw_err_set(err, PPW_ENOMEM, "out of memory");
+            return NULL;
+        }
+        r->findings = f;
+        e->cap = cap;
+    }
+    struct analyze_finding *f = &r->findings[r->nfindings++];
+    *f = (struct analyze_finding){.pattern = p, .lost_s = ns_to_s(lost_ns)};
+    f->lost_pct = e->thread_ns > 0 ? 100 * lost_ns / e->thread_ns : 0;
+    return f;
+}
+
+/* The library function of a GASP tag (its first, for tags several share). */
+static const char *call_name(uint32_t tag)
+{
+    static const struct {
+        uint32_t tag;
+        const char *name;
+    } calls[] = {
+#define PPW_CALL_ROW(tag, name, op, operands, has_result) {tag, name},
+        PPW_GASP_CALLS(PPW_CALL_ROW)
+#undef PPW_CALL_ROW
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (calls[i].tag == tag)
+            return calls[i].name;
+    return NULL;
+}
+
+/* The static graph's call at g's file:line:col, or NULL. */
+static const struct ppw_static_call *call_at(const struct ppw_static_graph *graph,
+                                             const struct ppw_run_region *g,
+                                             const struct ppw_static_func **fn_out)
+{
+    if (!graph || !g->file)
+        return NULL;
+    for (size_t i = 0; i < graph->func_count; i++) {
+        const struct ppw_static_func *fn = &graph->funcs[i];
+        if (!fn->file || strcmp(view_basename(fn->file), view_basename(g->file)) != 0)
+            continue;
+        for (size_t c = 0; c < fn->call_count; c++) {
+            const struct ppw_static_call *call = &fn->calls[c];
+            if (call->line == g->line && (!g->col || !call->col || call->col == g->col)) {
+                *fn_out = fn;
+                return call;
+            }
+        }
+    }
+    return NULL;
+}
+
+static void where_region(struct analyze_finding *f, const struct ppw_run_region *g,
+                         const struct ppw_static_graph *graph)
+{
+    /* Library operations are named by the call: MPI_Ssend, not its tag. */
+    const struct ppw_static_func *fn;
+    const struct ppw_static_call *call = call_at(graph, g, &fn);
+    const char *name = call && call->callee[0] ? call->callee : call_name(g->tag);
+    if (!name)
+        name = g->name;
+    setf(f->region, sizeof f->region, "%s", name ? name : "?");
+    setf(f->file, sizeof f->file, "%s", g->file ? g->file : "");
+    f->line = g->line;
+    f->col = g->col;
+}
+
+/* The variable a library call at g's location passes as its first
+ * argument (the lock, the barrier, the buffer), from the caller's static
+ * graph; "" when unknown. */
+static void call_variable(const struct ppw_static_graph *graph, const struct ppw_run_region *g,
+                          char *out, size_t size)
+{
+    out[0] = 0;
+    const struct ppw_static_func *fn;
+    const struct ppw_static_call *call = call_at(graph, g, &fn);
+    for (size_t k = 0; call && k < call->binding_count; k++) {
+        const struct ppw_static_binding *bd = &call->bindings[k];
+        if (bd->formal == 0 && bd->var >= 0 && (size_t)bd->var < fn->var_count) {
+            setf(out, size, "%s", fn->vars[bd->var].name);
+            return;
+        }
+    }
+}
+
+/* ---- 1. waits at synchronization and communication (baseline filter) ---- */
+
+static struct site *site_for(struct engine *e, enum analyze_pattern p,
+                             const struct ppw_run_region *g, const char *variable)
+{
+    for (size_t i = 0; i < e->nsites; i++) {
+        struct site *s = &e->sites[i];
+        if (s->pattern != p)
+            continue;
+        if (variable[0] ? strcmp(s->variable, variable) == 0
+                        : !s->variable[0] && s->region->tag == g->tag &&
+                              s->region->line == g->line && s->region->col == g->col &&
+                              strcmp(s->region->file ? s->region->file : "",
+                                     g->file ? g->file : "") == 0)
+            return s;
+    }
+    struct site *grown = realloc(e->sites, (e->nsites + 1) * sizeof *grown);
+    if (!grown)
+        return NULL;
+    e->sites = grown;
+    struct site *s = &e->sites[e->nsites++];
+    *s = (struct site){.pattern = p, .region = g};
+    setf(s->variable, sizeof s->variable, "%s", variable);
+    return s;
+}
+
+/* How many threads of the unit take part in group synchronization: those
+ * that called region g. */
+static unsigned parties_of(const struct unit *u, const struct ppw_run_region *g, bool job,
+                           size_t nunits)
+{
+    if (job)
+        return (unsigned)nunits;
+    unsigned n = 0;
+    for (size_t i = 0; i < u->run->thread_count; i++) {
+        double ns;
+        uint64_t calls;
+        region_on_thread(&u->run->threads[i], g->id, &ns, &calls);
+        n += calls > 0;
+    }
+    return n;
+}
+
+static void add_group_wait(struct site *s, double wait, uint32_t group)
+{
+    for (unsigned i = 0; i < s->groups; i++)
+        if (s->group_ids[i] == group) {
+            s->group_waits[i] += wait;
+            return;
+        }
+    if (s->groups < SITE_GROUPS) {
+        s->group_ids[s->groups] = group;
+        s->group_waits[s->groups++] = wait;
+    }
+}
+
+static int collect_waits(struct engine *e, struct ppw_err *err)
+{
+    const struct ppw_static_graph *graph = e->in->view.graph;
+    for (size_t u = 0; u < e->in->nunits; u++) {
+        const struct unit *unit = &e->in->units[u];
+        const struct ppw_run *run = unit->run;
+        for (size_t r = 0; r < run->region_count; r++) {
+            const struct ppw_run_region *g = &run->regions[r];
+            enum analyze_pattern p = wait_pattern(g);
+            if (p == PATTERN_COUNT)
+                continue;
+            char variable[128] = "";
+            if (p == PATTERN_LOCK_CONTENTION || p == PATTERN_CONDITION_WAIT ||
+                p == PATTERN_BARRIER_WAIT)
+                call_variable(graph, g, variable, sizeof variable);
+            double base = baseline_ns(e->b, g, parties_of(unit, g, e->in->job, e->in->nunits));
+            double unit_wait = 0;
+            uint64_t unit_calls = 0;
+            struct site *s = NULL;
+            for (size_t t = 0; t < run->thread_count; t++) {
+                double ns;
+                uint64_t calls;
+                region_on_thread(&run->threads[t], g->id, &ns, &calls);
+                if (!calls)
+                    continue;
+                if (!s && !(s = site_for(e, p, g, variable)))
+                    return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+                double wait = ns - (double)calls * base;
+                wait = wait > 0 ? wait : 0;
+                s->wait_ns += wait;
+                s->expected_ns += (double)calls * base;
+                s->calls += calls;
+                unit_wait += wait;
+                unit_calls += calls;
+                if (!e->in->job)
+                    add_group_wait(s, wait, run->threads[t].index);
+            }
+            if (s && e->in->job)
+                add_group_wait(s, unit_wait, unit->rank);
+            /* Where: the site that waits most, an acquire before a release. */
+            bool acquire = g->op != PPW_OP_LOCK_RELEASE;
+            bool had_acquire = s && s->region->op != PPW_OP_LOCK_RELEASE;
+            if (s && (acquire > had_acquire ||
+                      (acquire == had_acquire && unit_wait > s->best_wait_ns))) {
+                s->best_wait_ns = unit_wait;
+                s->region = g;
+            }
+            (void)unit_calls;
+        }
+    }
+    return 0;
+}
+
+/* Many calls, each costing little more than the message latency. */
+static bool small_and_many(const struct engine *e, uint64_t calls, double mean_ns)
+{
+    return calls >= e->t->many_calls && mean_ns <= e->t->small_factor * e->b->mpi_latency_ns;
+}
+
+static int emit_waits(struct engine *e, struct ppw_err *err)
+{
+    const char *group = e->in->job ? "rank" : "thread";
+    for (size_t i = 0; i < e->nsites; i++) {
+        struct site *s = &e->sites[i];
+        double mean = s->calls ? (s->wait_ns + s->expected_ns) / (double)s->calls : 0;
+        double base = s->calls ? s->expected_ns / (double)s->calls : 0;
+        if (s->calls == 0 || mean <= e->t->baseline_factor * base || s->wait_ns <= 0)
+            continue; /* the baseline filter: this costs what it costs here */
+        if (is_mpi_tag(s->region->tag) && small_and_many(e, s->calls, mean))
+            continue; /* frequency: the per-message cost, not a wait (small transfers) */
+        unsigned hi = 0, lo = 0;
+        for (unsigned k = 1; k < s->groups; k++) {
+            hi = s->group_waits[k] > s->group_waits[hi] ? k : hi;
+            lo = s->group_waits[k] < s->group_waits[lo] ? k : lo;
+        }
+        e->explained_ns[s->pattern] += s->wait_ns;
+        struct analyze_finding *f = new_finding(e, s->pattern, s->wait_ns, err);
+        if (!f)
+            return PPW_ENOMEM;
+        where_region(f, s->region, e->in->view.graph);
+        setf(f->variable, sizeof f->variable, "%s", s->variable);
+        char who[160];
+        if (s->groups > 1)
+            setf(who, sizeof who, "most waiting: %s %" PRIu32 " (%.3f s), least: %s %" PRIu32
+                 " (%.3f s)", group, s->group_ids[hi], ns_to_s(s->group_waits[hi]), group,
+                 s->group_ids[lo], ns_to_s(s->group_waits[lo]));
+        else
+            setf(who, sizeof who, "all on %s %" PRIu32, group, s->group_ids[0]);
+        setf(f->evidence, sizeof f->evidence,
+             "%" PRIu64 " calls, %.3f s in all; mean %.1f us per call against a baseline of "
+             "%.2f us (%.0fx); %s",
+             s->calls, ns_to_s(s->wait_ns + s->expected_ns), mean / 1e3, base / 1e3,
+             base > 0 ? mean / base : 0, who);
+    }
+    return 0;
+}
+
+/* ---- 2. frequency: many small transfers ---- */
+
+static int find_small_transfers(struct engine *e, struct ppw_err *err)
+{
+    for (size_t u = 0; u < e->in->nunits; u++) {
+        const struct ppw_run *run = e->in->units[u].run;
+        for (size_t r = 0; r < run->region_count; r++) {
+            const struct ppw_run_region *g = &run->regions[r];
+            if (!is_mpi_tag(g->tag) || (g->op != PPW_OP_SEND && g->op != PPW_OP_RECV &&
+                                        g->op != PPW_OP_SEND_NB && g->op != PPW_OP_RECV_NB))
+                continue;
+            double ns = 0;
+            uint64_t calls = 0;
+            for (size_t t = 0; t < run->thread_count; t++) {
+                double tn;
+                uint64_t tc;
+                region_on_thread(&run->threads[t], g->id, &tn, &tc);
+                ns += tn;
+                calls += tc;
+            }
+            double latency = e->b->mpi_latency_ns;
+            if (!calls || !small_and_many(e, calls, ns / (double)calls))
+                continue;
+            /* Aggregated into one message, the calls would cost about one
+             * latency plus the bytes: nearly all of their time is lost. */
+            double lost = ns - latency > 0 ? ns - latency : 0;
+            struct analyze_finding *f = new_finding(e, PATTERN_SMALL_TRANSFERS, lost, err);
+            if (!f)
+                return PPW_ENOMEM;
+            e->explained_ns[PATTERN_SMALL_TRANSFERS] += lost;
+            where_region(f, g, e->in->view.graph);
+            setf(f->evidence, sizeof f->evidence,
+                 "rank %" PRIu32 ": %" PRIu64 " calls, %.3f s in all, %.2f us each (the "
+                 "latency baseline is %.2f us)",
+                 e->in->units[u].rank, calls, ns_to_s(ns), ns / (double)calls / 1e3,
+                 latency / 1e3);
+        }
+    }
+    return 0;
+}
+
+/* ---- 3. imbalance at three levels: groups, region, variable ---- */
+
+struct group_load {
+    uint32_t id;
+    double cpu_ns, life_ns;
+};
+
+/* Whether thread t spent most of its life waiting in joins (pthread_join,
+ * taskwait): a parent waiting for its workers, not a worker. */
+static bool joins_most(const struct ppw_run *run, const struct ppw_run_thread *t, double life)
+{
+    double joined = 0;
+    for (size_t r = 0; r < run->region_count; r++) {
+        if (run->regions[r].op != PPW_OP_JOIN)
+            continue;
+        double ns;
+        uint64_t calls;
+        region_on_thread(t, run->regions[r].id, &ns, &calls);
+        joined += ns;
+    }
+    return life > 0 && joined >= 0.5 * life;
+}
+
+/* The groups compared: ranks of a job, else the threads that did at least
+ * 5% of the busiest one's work and did not spend most of their life in a
+ * join (a main thread waiting for its workers, or a library's helper
+ * thread, is not a worker). */
+static size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap)
+{
+    size_t n = 0;
+    if (in->job) {
+        for (size_t u = 0; u < in->nunits && n < cap; u++) {
+            const struct ppw_run *run = in->units[u].run;
+            double cpu = 0;
+            for (size_t t = 0; t < run->thread_count; t++)
+                cpu += thread_cpu_ns(run, &run->threads[t]);
+            g[n++] = (struct group_load){in->units[u].rank, cpu, run_wall_ns(run)};
+        }
+        return n;
+    }
+    const struct ppw_run *run = in->units[0].run;
+    double top = 0;
+    for (size_t t = 0; t < run->thread_count; t++) {
+        double cpu = thread_cpu_ns(run, &run->threads[t]);
+        top = cpu > top ? cpu : top;
+    }
+    for (size_t t = 0; t < run->thread_count && n < cap; t++) {
+        const struct ppw_run_thread *th = &run->threads[t];
+        double cpu = thread_cpu_ns(run, th), life = thread_life_ns(run, th);
+        if (cpu < 0.05 * top || cpu <= 0 || joins_most(run, th, life))
+            continue;
+        g[n++] = (struct group_load){th->index, cpu, life};
+    }
+    return n;
+}
+
+/* Samples of the groups' stacks: the id of a stack's group, or SIZE_MAX. */
+static size_t group_index(const struct loaded *in, const struct group_load *g, size_t n,
+                          uint32_t thread)
+{
+    uint32_t id = in->job ? thread / PPW_JOB_RANK_SHIFT : thread;
+    for (size_t i = 0; i < n; i++)
+        if (g[i].id == id)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The program function whose inclusive weight is most unevenly spread over
+ * the groups (largest excess max - mean among those above the deviation). */
+static void uneven_function(const struct engine *e, const struct group_load *g, size_t n,
+                            char *out, size_t size, double *ratio)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    const struct ppw_static_graph *graph = e->in->view.graph;
+    out[0] = 0;
+    *ratio = 0;
+    double best = 0;
+    double *per = calloc(n ? n : 1, sizeof *per);
+    if (!per)
+        return;
+    for (size_t fi = 0; fi < graph->func_count; fi++) {
+        const struct ppw_static_func *fn = &graph->funcs[fi];
+        if (strcmp(fn->name, "main") == 0)
+            continue; /* everything is under main */
+        memset(per, 0, n * sizeof *per);
+        for (size_t s = 0; s < nstacks; s++) {
+            size_t gi = group_index(e->in, g, n, stacks[s].thread);
+            if (gi == SIZE_MAX)
+                continue;
+            for (size_t f = 0; f < stacks[s].nframes; f++)
+                if (stacks[s].frames[f].function &&
+                    ppw_static_func_matches(fn, stacks[s].frames[f].function)) {
+                    per[gi] += stacks[s].weight;
+                    break;
+                }
+        }
+        double sum = 0, max = 0;
+        for (size_t i = 0; i < n; i++) {
+            sum += per[i];
+            max = per[i] > max ? per[i] : max;
+        }
+        double mean = sum / (double)n;
+        if (mean > 0 && max / mean >= e->t->deviation && max - mean > best) {
+            best = max - mean;
+            *ratio = max / mean;
+            setf(out, size, "%s", fn->name);
+        }
+    }
+    free(per);
+}
+
+/* The variable whose inclusive blame is most unevenly spread over the
+ * groups: each group's stacks attributed on their own. */
+static int uneven_variable(const struct engine *e, const struct group_load *g, size_t n,
+                           char *out, size_t size, double *ratio, struct ppw_err *err)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    out[0] = 0;
+    *ratio = 0;
+    struct ppw_blame_options bo = {0};
+    struct ppw_blame_result *all = NULL;
+    int rc = ppw_blame_attribute(e->in->view.graph, stacks, nstacks, &bo, &all, err);
+    if (rc)
+        return rc;
+    size_t top = all->nvars < 8 ? all->nvars : 8;
+    double *per = calloc((top ? top : 1) * (n ? n : 1), sizeof *per);
+    struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
+    if (!per || !mine)
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t gi = 0; gi < n && !rc; gi++) {
+        size_t m = 0;
+        for (size_t s = 0; s < nstacks; s++)
+            if (group_index(e->in, g, n, stacks[s].thread) == gi)
+                mine[m++] = stacks[s];
+        struct ppw_blame_result *r = NULL;
+        if (!m)
+            continue;
+        if ((rc = ppw_blame_attribute(e->in->view.graph, mine, m, &bo, &r, err)) != 0)
+            break;
+        for (size_t v = 0; v < top; v++)
+            for (size_t k = 0; k < r->nvars; k++)
+                if (strcmp(all->vars[v].name, r->vars[k].name) == 0 &&
+                    strcmp(all->vars[v].kind, r->vars[k].kind) == 0 &&
+                    strcmp(all->vars[v].function ? all->vars[v].function : "",
+                           r->vars[k].function ? r->vars[k].function : "") == 0) {
+                    per[v * n + gi] = r->vars[k].inclusive_weight;
+                    break;
+                }
+        ppw_blame_result_free(r);
+    }
+    double best = 0;
+    for (size_t v = 0; v < top && !rc; v++) {
+        double sum = 0, max = 0;
+        for (size_t gi = 0; gi < n; gi++) {
+            sum += per[v * n + gi];
+            max = per[v * n + gi] > max ? per[v * n + gi] : max;
+        }
+        double mean = sum / (double)n;
+        /* Over the mean, not the top variable's share: the most uneven. */
+        if (mean > 0 && max / mean >= e->t->deviation && max - mean > best * 1.05) {
+            best = max - mean;
+            *ratio = max / mean;
+            setf(out, size, "%s%s%s", all->vars[v].name, all->vars[v].function ? "@" : "",
+                 all->vars[v].function ? all->vars[v].function : "");
+        }
+    }
+    free(per);
+    free(mine);
+    ppw_blame_result_free(all);
+    return rc;
+}
+
+static double explained_waits(const struct engine *e)
+{
+    double sum = 0;
+    for (int p = 0; p < PATTERN_COUNT; p++)
+        sum += e->explained_ns[p];
+    return sum;
+}
+
+static int find_imbalance(struct engine *e, struct ppw_err *err)
+{
+    enum { MAX_GROUPS = 4096 };
+    struct group_load *g = malloc(MAX_GROUPS * sizeof *g);
+    if (!g)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    size_t n = collect_groups(e->in, g, MAX_GROUPS);
+    e->out->groups = (unsigned)n;
+    int rc = 0;
+    double sum = 0, max = 0, lost = 0;
+    size_t imax = 0, imin = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += g[i].cpu_ns;
+        if (g[i].cpu_ns > max) {
+            max = g[i].cpu_ns;
+            imax = i;
+        }
+        if (g[i].cpu_ns < g[imin].cpu_ns)
+            imin = i;
+    }
+    for (size_t i = 0; i < n; i++)
+        lost += max - g[i].cpu_ns;
+    double mean = n ? sum / (double)n : 0;
+    const char *group = e->in->job ? "rank" : "thread";
+    /* The waits at barriers and collectives already count this time. */
+    double sync = e->explained_ns[PATTERN_BARRIER_WAIT] + e->explained_ns[PATTERN_COLLECTIVE_WAIT] +
+                  e->explained_ns[PATTERN_LATE_SENDER] + e->explained_ns[PATTERN_LATE_RECEIVER];
+    char function[128] = "", variable[128] = "";
+    double fratio = 0, vratio = 0;
+    if (n >= 2 && mean > 0 && max / mean >= e->t->deviation) {
+        uneven_function(e, g, n, function, sizeof function, &fratio);
+        rc = uneven_variable(e, g, n, variable, sizeof variable, &vratio, err);
+        double own = lost - sync;
+        char cause[384];
+        setf(cause, sizeof cause,
+             "load imbalance: %s %" PRIu32 " is busy %.2fx the mean of %zu %ss%s%s%s%s",
+             group, g[imax].id, max / mean, n, group, function[0] ? ", in " : "", function,
+             variable[0] ? ", on " : "", variable);
+        /* Attach the imbalance to the waits it causes. */
+        for (size_t i = 0; i < e->out->nfindings; i++) {
+            struct analyze_finding *f = &e->out->findings[i];
+            if ((f->pattern == PATTERN_BARRIER_WAIT || f->pattern == PATTERN_COLLECTIVE_WAIT) &&
+                !f->cause[0])
+                setf(f->cause, sizeof f->cause, "%s", cause);
+        }
+        if (!rc && own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_IMBALANCE, own, err);
+            if (!f) {
+                free(g);
+                return PPW_ENOMEM;
+            }
+            e->explained_ns[PATTERN_IMBALANCE] += own;
+            setf(f->region, sizeof f->region, "%s", function);
+            setf(f->variable, sizeof f->variable, "%s", variable);
+            const struct ppw_static_func *fn =
+                function[0] ? ppw_static_graph_find_func(e->in->view.graph, function) : NULL;
+            if (fn) {
+                setf(f->file, sizeof f->file, "%s", fn->file ? fn->file : "");
+                f->line = fn->line;
+            }
+            setf(f->evidence, sizeof f->evidence,
+                 "%ss: %s %" PRIu32 " busy %.3f s, %s %" PRIu32 " %.3f s, mean %.3f s "
+                 "(max/avg %.2f, min/avg %.2f); region %s max/avg %.2f; variable %s max/avg "
+                 "%.2f",
+                 group, group, g[imax].id, ns_to_s(max), group, g[imin].id,
+                 ns_to_s(g[imin].cpu_ns), ns_to_s(mean), max / mean, g[imin].cpu_ns / mean,
+                 function[0] ? function : "-", fratio, variable[0] ? variable : "-", vratio);
+        }
+    }
+    /* Coven: busy fractions (CPU over lifetime) of the threads. */
+    if (!rc && !e->in->job && n >= 2) {
+        double fmax = 0, fmin = 1, idle = 0;
+        size_t jmax = 0, jmin = 0;
+        for (size_t i = 0; i < n; i++) {
+            double frac = g[i].life_ns > 0 ? g[i].cpu_ns / g[i].life_ns : 0;
+            frac = frac > 1 ? 1 : frac;
+            if (frac > fmax) {
+                fmax = frac;
+                jmax = i;
+            }
+            if (frac < fmin) {
+                fmin = frac;
+                jmin = i;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            double frac = g[i].life_ns > 0 ? g[i].cpu_ns / g[i].life_ns : 0;
+            idle += (fmax - (frac > 1 ? 1 : frac)) * g[i].life_ns;
+        }
+        double own = idle - explained_waits(e);
+        if (100 * (fmax - fmin) > e->t->busy_diff_pct && own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_BUSY_DIFFERENCE, own, err);
+            if (!f) {
+                free(g);
+                return PPW_ENOMEM;
+            }
+            setf(f->evidence, sizeof f->evidence,
+                 "thread %" PRIu32 " busy %.0f%% of its life, thread %" PRIu32 " %.0f%% "
+                 "(difference %.0f points, threshold %.0f)",
+                 g[jmax].id, 100 * fmax, g[jmin].id, 100 * fmin, 100 * (fmax - fmin),
+                 e->t->busy_diff_pct);
+        }
+    }
+    free(g);
+    return rc;
+}
+
+/* ---- 4. Coven: CPU utilisation and time in communication ---- */
+
+/* The main thread's wall time in initialization and termination calls
+ * (MPI_Init, MPI_Finalize). */
+static double init_term_ns(const struct ppw_run *run)
+{
+    const struct ppw_run_thread *main_thread = ppw_run_find_thread(run, 0);
+    double sum = 0;
+    for (size_t r = 0; main_thread && r < run->region_count; r++) {
+        if (run->regions[r].op != PPW_OP_INIT && run->regions[r].op != PPW_OP_TERM)
+            continue;
+        double ns;
+        uint64_t calls;
+        region_on_thread(main_thread, run->regions[r].id, &ns, &calls);
+        sum += ns;
+    }
+    return sum;
+}
+
+static int find_coven(struct engine *e, struct ppw_err *err)
+{
+    double cpu = 0, wall = 0, comm = 0;
+    unsigned ncpus = 0;
+    for (size_t u = 0; u < e->in->nunits; u++) {
+        const struct ppw_run *run = e->in->units[u].run;
+        /* MPI_Init and MPI_Finalize wait for the launcher: not the program's
+         * phase. */
+        double w = run_wall_ns(run) - init_term_ns(run);
+        wall = w > wall ? w : wall;
+        if (run->has_info && run->info.ncpus > ncpus)
+            ncpus = run->info.ncpus;
+        for (size_t t = 0; t < run->thread_count; t++) {
+            cpu += thread_cpu_ns(run, &run->threads[t]);
+            for (size_t r = 0; r < run->region_count; r++) {
+                const struct ppw_run_region *g = &run->regions[r];
+                if (!is_mpi_tag(g->tag) || !is_comm_op(g->op))
+                    continue;
+                double ns;
+                uint64_t calls;
+                region_on_thread(&run->threads[t], g->id, &ns, &calls);
+                comm += ns;
+            }
+        }
+    }
+    if (!ncpus)
+        ncpus = 1;
+    double capacity = wall * ncpus;
+    double util = capacity > 0 ? 100 * cpu / capacity : 100;
+    if (util <= e->t->cpu_util_pct) {
+        double own = capacity - cpu - explained_waits(e);
+        if (own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_LOW_UTILISATION, own, err);
+            if (!f)
+                return PPW_ENOMEM;
+            f->lost_pct = 100 * own / capacity; /* of the CPU time the machine offered */
+            setf(f->region, sizeof f->region, "the whole run");
+            setf(f->evidence, sizeof f->evidence,
+                 "CPU time %.3f s over %.3f s of wall time on %u CPUs: %.0f%% utilisation "
+                 "(threshold %.0f%%)",
+                 ns_to_s(cpu), ns_to_s(wall), ncpus, util, e->t->cpu_util_pct);
+        }
+    }
+    double comm_pct = e->thread_ns > 0 ? 100 * comm / e->thread_ns : 0;
+    if (comm_pct > e->t->comm_pct) {
+        double own = comm - e->explained_ns[PATTERN_LATE_SENDER] -
+                     e->explained_ns[PATTERN_LATE_RECEIVER] -
+                     e->explained_ns[PATTERN_COLLECTIVE_WAIT] -
+                     e->explained_ns[PATTERN_SMALL_TRANSFERS] -
+                     e->explained_ns[PATTERN_BARRIER_WAIT];
+        if (own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_COMMUNICATION, own, err);
+            if (!f)
+                return PPW_ENOMEM;
+            setf(f->region, sizeof f->region, "MPI communication");
+            setf(f->evidence, sizeof f->evidence,
+                 "%.3f s in MPI calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%)",
+                 ns_to_s(comm), ns_to_s(e->thread_ns), comm_pct, e->t->comm_pct);
+        }
+    }
+    return 0;
+}
+
+/* ---- 5. cause analysis in the trace ---- */
+
+/* The program function the thread was running most during [from, to] (by
+ * its samples there), with its file:line; false when none. */
+static bool busy_in(const struct engine *e, const struct unit *u, uint32_t thread, uint64_t from,
+                    uint64_t to, char *out, size_t size)
+{
+    const struct ppw_run *run = u->run;
+    const struct ppw_static_graph *graph = e->in->view.graph;
+    enum { SLOTS = 16 };
+    const struct ppw_static_func *funcs[SLOTS];
+    uint64_t counts[SLOTS];
+    size_t n = 0;
+    for (size_t t = 0; t < run->thread_count; t++) {
+        const struct ppw_run_thread *th = &run->threads[t];
+        if (!e->in->job && th->index != thread)
+            continue;
+        for (size_t i = 0; i < th->sample_count; i++) {
+            const struct ppw_run_sample *s = &th->samples[i];
+            uint64_t at = ppw_run_master_ns(run, s->time_ns);
+            if (at < from || at > to)
+                continue;
+            for (size_t f = 0; f < s->stack->nframes; f++) {
+                struct ppw_symbol sym;
+                ppw_symbols_frame(u->syms, s->stack->frames, f, s->stack->flags, &sym);
+                const struct ppw_static_func *fn =
+                    sym.function ? ppw_static_graph_find_func(graph, sym.function) : NULL;
+                if (!fn)
+                    continue;
+                size_t k = 0;
+                while (k < n && funcs[k] != fn)
+                    k++;
+                if (k == n && n < SLOTS) {
+                    funcs[n] = fn;
+                    counts[n++] = 0;
+                }
+                if (k < n)
+                    counts[k] += s->count;
+                break;
+            }
+        }
+    }
+    size_t best = SIZE_MAX;
+    for (size_t k = 0; k < n; k++)
+        if (best == SIZE_MAX || counts[k] > counts[best])
+            best = k;
+    if (best == SIZE_MAX)
+        return false;
+    setf(out, size, "%s (%s:%" PRIu32 ")", funcs[best]->name,
+         funcs[best]->file ? view_basename(funcs[best]->file) : "?", funcs[best]->line);
+    return true;
+}
+
+struct wait_event {
+    const struct unit *unit;
+    uint32_t thread;
+    uint64_t start, end; /* master clock */
+    const uint64_t *args;
+    uint16_t nargs;
+};
+
+/* The longest START..END pair of a region like g (same tag, file, line) on
+ * any thread of any unit. */
+static bool longest_wait(const struct engine *e, const struct ppw_run_region *g,
+                         struct wait_event *out)
+{
+    bool found = false;
+    for (size_t u = 0; u < e->in->nunits; u++) {
+        const struct ppw_run *run = e->in->units[u].run;
+        for (size_t t = 0; t < run->thread_count; t++) {
+            const struct ppw_run_thread *th = &run->threads[t];
+            uint64_t open = 0;
+            const struct ppw_run_trace *start = NULL;
+            for (size_t i = 0; i < th->trace_count; i++) {
+                const struct ppw_run_trace *ev = &th->traces[i];
+                const struct ppw_run_region *r = ev->region;
+                if (r->tag != g->tag || r->line != g->line ||
+                    strcmp(r->file ? r->file : "", g->file ? g->file : "") != 0)
+                    continue;
+                if (ev->evttype == GASP_START) {
+                    open = ev->time_ns;
+                    start = ev;
+                } else if (ev->evttype == GASP_END && start) {
+                    uint64_t s = ppw_run_master_ns(run, open), en = ppw_run_master_ns(run, ev->time_ns);
+                    if (!found || en - s > out->end - out->start) {
+                        *out = (struct wait_event){&e->in->units[u], th->index, s, en,
+                                                   start->args, start->nargs};
+                        found = true;
+                    }
+                    start = NULL;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* The last arrival at the same operation during the wait: another thread's
+ * (or rank's) START of a region like g inside (w.start, w.end]. */
+static bool last_arrival(const struct engine *e, const struct ppw_run_region *g,
+                         const struct wait_event *w, const struct unit **unit, uint32_t *thread,
+                         uint64_t *at)
+{
+    bool found = false;
+    for (size_t u = 0; u < e->in->nunits; u++) {
+        const struct ppw_run *run = e->in->units[u].run;
+        for (size_t t = 0; t < run->thread_count; t++) {
+            const struct ppw_run_thread *th = &run->threads[t];
+            if (&e->in->units[u] == w->unit && th->index == w->thread)
+                continue;
+            for (size_t i = 0; i < th->trace_count; i++) {
+                const struct ppw_run_trace *ev = &th->traces[i];
+                if (ev->evttype != GASP_START || ev->region->tag != g->tag)
+                    continue;
+                uint64_t s = ppw_run_master_ns(run, ev->time_ns);
+                if (s > w->start && s <= w->end && (!found || s > *at)) {
+                    *unit = &e->in->units[u];
+                    *thread = th->index;
+                    *at = s;
+                    found = true;
+                }
+            }
+        }
+    }
+    return found;
+}
+
+/* The other side of a point-to-point wait: on the rank named by the
+ * waiting call's peer operand (args: count, type, peer, tag, comm), the
+ * START of the matching operation (op: a send for a receive, a receive for
+ * a send) with the same tag, inside the wait. */
+static bool late_peer(const struct engine *e, const struct wait_event *w, uint32_t op,
+                      const struct unit **unit, uint64_t *at)
+{
+    if (w->nargs < 4)
+        return false;
+    uint32_t peer = (uint32_t)w->args[2];
+    uint64_t tag = w->args[3];
+    for (size_t u = 0; u < e->in->nunits; u++) {
+        if (e->in->units[u].rank != peer)
+            continue;
+        const struct ppw_run *run = e->in->units[u].run;
+        for (size_t t = 0; t < run->thread_count; t++) {
+            const struct ppw_run_thread *th = &run->threads[t];
+            for (size_t i = 0; i < th->trace_count; i++) {
+                const struct ppw_run_trace *ev = &th->traces[i];
+                if (ev->evttype != GASP_START || ev->region->op != op || ev->nargs < 4 ||
+                    ev->args[2] != w->unit->rank || ev->args[3] != tag)
+                    continue;
+                uint64_t s = ppw_run_master_ns(run, ev->time_ns);
+                if (s >= w->start && s <= w->end) {
+                    *unit = &e->in->units[u];
+                    *at = s;
+                    return true;
+                }
+            }
+        }
+    }
+    return false;
+}
+
+static void find_causes(struct engine *e)
+{
+    if (!e->out->has_trace)
+        return;
+    for (size_t i = 0; i < e->nsites; i++) {
+        const struct site *s = &e->sites[i];
+        struct analyze_finding *f = NULL;
+        for (size_t k = 0; k < e->out->nfindings && !f; k++)
+            if (e->out->findings[k].pattern == s->pattern &&
+                e->out->findings[k].line == s->region->line &&
+                strcmp(e->out->findings[k].file, s->region->file ? s->region->file : "") == 0)
+                f = &e->out->findings[k];
+        struct wait_event w = {0};
+        if (!f || !longest_wait(e, s->region, &w))
+            continue;
+        const struct unit *late = NULL;
+        uint32_t thread = 0;
+        uint64_t at = 0;
+        bool ok = false;
+        if (s->pattern == PATTERN_LATE_SENDER) {
+            ok = late_peer(e, &w, PPW_OP_SEND, &late, &at);
+        } else if (s->pattern == PATTERN_LATE_RECEIVER) {
+            ok = late_peer(e, &w, PPW_OP_RECV, &late, &at);
+        } else if (s->pattern == PATTERN_BARRIER_WAIT || s->pattern == PATTERN_COLLECTIVE_WAIT ||
+                   s->pattern == PATTERN_LOCK_CONTENTION || s->pattern == PATTERN_CONDITION_WAIT) {
+            /* A lock or condition: the other party's next operation on the
+             * same object; a barrier or collective: the last to arrive. */
+            ok = last_arrival(e, s->region, &w, &late, &thread, &at);
+        }
+        if (!ok)
+            continue;
+        char doing[200] = "";
+        bool busy = busy_in(e, late, thread, w.start, at, doing, sizeof doing);
+        const char *group = e->in->job ? "rank" : "thread";
+        uint32_t who = e->in->job ? late->rank : thread;
+        uint32_t waiter = e->in->job ? w.unit->rank : w.thread;
+        setf(f->cause, sizeof f->cause,
+             "trace: the longest wait (%s %" PRIu32 ", %.3f ms) ended when %s %" PRIu32
+             " arrived %.3f ms after it began%s%s",
+             group, waiter, (double)(w.end - w.start) / 1e6, group, who,
+             (double)(at - w.start) / 1e6, busy ? "; it was busy in " : "", busy ? doing : "");
+    }
+}
+
+/* ---- hotspots ---- */
+
+static int find_hotspots(struct engine *e, struct ppw_err *err)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    const struct ppw_static_graph *graph = e->in->view.graph;
+    uint64_t total = view_total_samples(&e->in->view);
+    for (size_t fi = 0; fi < graph->func_count && total; fi++) {
+        const struct ppw_static_func *fn = &graph->funcs[fi];
+        uint64_t self = 0;
+        for (size_t s = 0; s < nstacks; s++) {
+            /* Self: the innermost frame of the program's own code. */
+            for (size_t f = 0; f < stacks[s].nframes; f++) {
+                const char *name = stacks[s].frames[f].function;
+                if (!name || !ppw_static_graph_find_func(graph, name))
+                    continue;
+                if (ppw_static_func_matches(fn, name))
+                    self += stacks[s].samples;
+                break;
+            }
+        }
+        double pct = 100.0 * (double)self / (double)total;
+        if (pct < e->t->hotspot_pct)
+            continue;
+        struct analyze_hotspot *h =
+            realloc(e->out->hotspots, (e->out->nhotspots + 1) * sizeof *h);
+        if (!h)
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        e->out->hotspots = h;
+        h = &h[e->out->nhotspots++];
+        *h = (struct analyze_hotspot){.pct = pct, .samples = self};
+        setf(h->function, sizeof h->function, "%s", fn->name);
+    }
+    return 0;
+}
+
+/* ---- 6. scalability across inputs ---- */
+
+struct scale_point {
+    unsigned p;
+    double wall_ns;
+};
+
+static int find_scaling(struct engine *e, const struct analyze_input *inputs, size_t n,
+                        struct ppw_err *err)
+{
+    struct scale_point *pts = calloc(n, sizeof *pts);
+    if (!pts)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        struct loaded l;
+        if (i == 0) {
+            l = *e->in;
+        } else if ((rc = load_input(&inputs[i], &l, err)) != 0) {
+            break;
+        }
+        enum { MAX = 4096 };
+        struct group_load *g = malloc(MAX * sizeof *g);
+        if (!g) {
+            rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        } else {
+            pts[i].p = (unsigned)collect_groups(&l, g, MAX);
+            for (size_t u = 0; u < l.nunits; u++) {
+                double w = run_wall_ns(l.units[u].run);
+                pts[i].wall_ns = w > pts[i].wall_ns ? w : pts[i].wall_ns;
+            }
+        }
+        free(g);
+        if (i != 0)
+            loaded_free(&l);
+    }
+    size_t lo = 0, hi = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (pts[i].p < pts[lo].p)
+            lo = i;
+        if (pts[i].p > pts[hi].p)
+            hi = i;
+    }
+    if (!rc && pts[hi].p > pts[lo].p && pts[hi].wall_ns > 0) {
+        double eff = (pts[lo].wall_ns * pts[lo].p) / (pts[hi].wall_ns * pts[hi].p);
+        size_t len = 0;
+        for (size_t i = 0; i < n; i++) {
+            double ei = (pts[lo].wall_ns * pts[lo].p) / (pts[i].wall_ns * pts[i].p);
+            len += (size_t)snprintf(e->out->scaling + len,
+                                    len < sizeof e->out->scaling ? sizeof e->out->scaling - len
+                                                                 : 0,
+                                    "%sp=%u: %.3f s (E %.2f)", i ? ", " : "", pts[i].p,
+                                    ns_to_s(pts[i].wall_ns), ei);
+            if (len >= sizeof e->out->scaling)
+                break;
+        }
+        if (eff < e->t->efficiency) {
+            double lost = pts[hi].wall_ns * pts[hi].p - pts[lo].wall_ns * pts[lo].p;
+            struct analyze_finding *f = new_finding(e, PATTERN_POOR_SCALING, lost, err);
+            if (!f) {
+                rc = PPW_ENOMEM;
+            } else {
+                /* Relative to the largest run's thread-seconds. */
+                f->lost_pct = 100 * lost / (pts[hi].wall_ns * pts[hi].p);
+                setf(f->region, sizeof f->region, "the whole run");
+                setf(f->evidence, sizeof f->evidence,
+                     "from %u to %u %s: %.3f s to %.3f s, parallel efficiency %.2f "
+                     "(threshold %.2f)",
+                     pts[lo].p, pts[hi].p, e->in->job ? "ranks" : "threads",
+                     ns_to_s(pts[lo].wall_ns), ns_to_s(pts[hi].wall_ns), eff, e->t->efficiency);
+            }
+        }
+    }
+    free(pts);
+    return rc;
+}
+
+/* ---- the whole ---- */
+
+static int compare_finding(const void *x, const void *y)
+{
+    const struct analyze_finding *a = x, *b = y;
+    if (a->lost_s != b->lost_s)
+        return a->lost_s > b->lost_s ? -1 : 1;
+    return (int)a->pattern - (int)b->pattern;
+}
+
+static int compare_hotspot(const void *x, const void *y)
+{
+    const struct analyze_hotspot *a = x, *b = y;
+    return a->samples < b->samples ? 1 : a->samples > b->samples ? -1 : 0;
+}
+
+int analyze_run(const struct analyze_input *inputs, size_t n, const struct analyze_thresholds *t,
+                const struct ppw_baseline *baseline, const char *baseline_source,
+                struct analyze_result *out, struct ppw_err *err)
+{
+    *out = (struct analyze_result){0};
+    out->baseline = baseline ? *baseline : builtin_baseline;
+    if (!out->baseline.has_mpi) {
+        out->baseline.mpi_latency_ns = builtin_baseline.mpi_latency_ns;
+        out->baseline.mpi_ns_per_byte = builtin_baseline.mpi_ns_per_byte;
+    }
+    out->baseline_source = baseline ? baseline_source : "built-in defaults";
+    struct loaded in;
+    int rc = load_input(&inputs[0], &in, err);
+    if (rc)
+        return rc;
+    struct engine e = {.t = t, .b = &out->baseline, .in = &in, .out = out};
+    out->job = in.job;
+    for (size_t u = 0; u < in.nunits; u++) {
+        const struct ppw_run *run = in.units[u].run;
+        double wall = run_wall_ns(run);
+        out->run_s = ns_to_s(wall) > out->run_s ? ns_to_s(wall) : out->run_s;
+        for (size_t i = 0; i < run->thread_count; i++) {
+            out->has_trace |= run->threads[i].trace_count > 0;
+            if (!in.job) /* threads alive at once share the run's wall time */
+                e.thread_ns += thread_life_ns(run, &run->threads[i]);
+        }
+        if (in.job)
+            e.thread_ns += wall;
+    }
+    out->thread_s = ns_to_s(e.thread_ns);
+    if (!rc)
+        rc = collect_waits(&e, err);
+    if (!rc)
+        rc = emit_waits(&e, err);
+    if (!rc)
+        rc = find_small_transfers(&e, err);
+    if (!rc)
+        rc = find_imbalance(&e, err);
+    if (!rc)
+        rc = find_coven(&e, err);
+    if (!rc)
+        find_causes(&e);
+    if (!rc)
+        rc = find_hotspots(&e, err);
+    if (!rc && n > 1)
+        rc = find_scaling(&e, inputs, n, err);
+    if (!rc) {
+        /* Drop what loses too little to matter, then rank by time lost. */
+        size_t kept = 0;
+        for (size_t i = 0; i < out->nfindings; i++)
+            if (out->findings[i].lost_pct >= t->min_loss_pct)
+                out->findings[kept++] = out->findings[i];
+            else
+                out->dropped++;
+        out->nfindings = kept;
+        qsort(out->findings, out->nfindings, sizeof *out->findings, compare_finding);
+        qsort(out->hotspots, out->nhotspots, sizeof *out->hotspots, compare_hotspot);
+    }
+    free(e.sites);
+    loaded_free(&in);
+    if (rc)
+        analyze_result_free(out);
+    return rc;
+}
+
+void analyze_result_free(struct analyze_result *r)
+{
+    free(r->findings);
+    free(r->hotspots);
+    *r = (struct analyze_result){0};
+}
