@@ -7,7 +7,7 @@
 #define N 100000
 static double field[2][N];
 static pthread_barrier_t phase_barrier;
-static long sweeps = 80;
+static long sweeps = 40;
 
 static void sweep(double *part, long reps)
 {
@@ -20,7 +20,7 @@ static void *worker(void *arg)
 {
     long id = (long)arg;
     for (long p = 0; p < sweeps; p++) {
-        sweep(field[id], 40);
+        sweep(field[id], 80);
         pthread_barrier_wait(&phase_barrier);
     }
     return NULL;

@@ -1362,8 +1362,10 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
             else
                 out->dropped++;
         out->nfindings = kept;
-        qsort(out->findings, out->nfindings, sizeof *out->findings, compare_finding);
-        qsort(out->hotspots, out->nhotspots, sizeof *out->hotspots, compare_hotspot);
+        if (out->nfindings) /* qsort's array must not be NULL, even when empty */
+            qsort(out->findings, out->nfindings, sizeof *out->findings, compare_finding);
+        if (out->nhotspots)
+            qsort(out->hotspots, out->nhotspots, sizeof *out->hotspots, compare_hotspot);
     }
     free(e.sites);
     loaded_free(&in);

@@ -251,7 +251,8 @@ static int measure_regions(struct imbalance *m, const struct by_group *bg, struc
     for (size_t i = 0; i < nstacks && !rc; i++)
         rc = add_stack_regions(m->in->graph, &stacks[i], i, &names, &totals, &count, &cap);
     if (!rc) {
-        qsort(totals, count, sizeof *totals, compare_region);
+        if (count)
+            qsort(totals, count, sizeof *totals, compare_region);
         while (count && !totals[count - 1].user)
             count--; /* the program's own functions only */
         m->nregions = m->o->top_n && m->o->top_n < count ? m->o->top_n : count;
