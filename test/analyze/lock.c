@@ -1,12 +1,12 @@
-/* Lock contention: two threads do all their work inside one critical
- * section guarded by queue_lock, so each waits for the other's. */
+/* Lock contention: four threads do all their work inside one critical
+ * section guarded by queue_lock, so three of them always wait. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static double total;
-static long rounds = 100;
+static long rounds = 50;
 
 static void *worker(void *arg)
 {
@@ -26,10 +26,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1)
         rounds = atol(argv[1]);
-    pthread_t t[2];
-    for (int i = 0; i < 2; i++)
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++)
         pthread_create(&t[i], NULL, worker, (void *)2000000L);
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < 4; i++)
         pthread_join(t[i], NULL);
     printf("%.2f\n", total);
     return 0;
