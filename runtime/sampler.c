@@ -434,6 +434,7 @@ int ppw_sampler_init(void)
     char reason[512] = "", why[200];
     size_t len = 0;
     source = PPW_METRIC_NONE;
+    ppw_unwind_init();
     enum ppw_sampler_choice choice = ppw_config.sampler;
     if (choice == PPW_SAMPLER_OFF) {
         write_metric("sampling turned off (PPW_SAMPLER=off or PPW_SAMPLE=0)");

@@ -11,6 +11,10 @@
  * Returns the count; count == max means the stack may be deeper. */
 PPW_SIGSAFE int ppw_unwind_walk(uint64_t *frames, int max);
 
+/* Once per process, before the first walk: libunwind's caches per thread,
+ * so that no walk takes a lock another thread's walk may hold. */
+void ppw_unwind_init(void);
+
 /* The first walk in a thread costs up to 0.6 ms (libunwind fills its
  * caches); do it at thread start, not in the first sample. */
 void ppw_unwind_warm_up(void);

@@ -12,6 +12,7 @@
 #   late_sender    late-sender at late_sender.c's MPI_Recv; the trace names rank 0
 #   late_receiver  late-receiver at late_receiver.c's MPI_Ssend; the trace names rank 1
 #   small_transfers  small-transfers at small_transfers.c's MPI_Send or MPI_Recv loop
+#   collective     collective-wait at collective.c's MPI_Allreduce; the trace names rank 0
 #   scaling        poor-scalability over a 2-thread and a 1-thread run of scaling.c
 #   serial         low-cpu-utilisation (Coven) for serial.c
 #   balanced       no finding
@@ -33,7 +34,7 @@ nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_ && skip "the plugin
 export OMP_WAIT_POLICY=passive OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 mpi=0
-case $case_name in late_* | small_*) mpi=1 ;; esac
+case $case_name in late_* | small_* | collective) mpi=1 ;; esac
 if [ $mpi = 1 ]; then
     command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
 fi
@@ -135,6 +136,7 @@ scaling)
     ;;
 late_sender) mpi_case late_sender late-sender 'MPI_Recv(' 0 ;;
 late_receiver) mpi_case late_receiver late-receiver 'MPI_Ssend(' 1 ;;
+collective) mpi_case collective collective-wait 'MPI_Allreduce(' 0 ;;
 small_transfers)
     build small_transfers
     mpirun=(mpirun --oversubscribe -np 2)
