@@ -1,4 +1,7 @@
-/* The analysis engine of ppw-blame analyze (analyze.h). */
+/* The analysis engine of ppw-blame analyze (analyze.h): inputs, waits at
+ * synchronization and communication, frequency, Coven's rules, hotspots,
+ * scalability, and the whole; imbalance is analyze_balance.c, the trace's
+ * causes analyze_cause.c. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "analyze.h"
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analyze_int.h"
 #include "job.h"
 #include "read_graph.h"
 #include "read_run.h"
@@ -100,20 +104,7 @@ static const struct ppw_baseline builtin_baseline = {
 
 /* ---- inputs ---- */
 
-/* One process: a run directory, or one rank of a job. */
-struct unit {
-    struct ppw_run *run;
-    struct ppw_symbols *syms;
-    uint32_t rank; /* 0 for a plain run */
-};
 
-struct loaded {
-    struct unit *units;
-    size_t nunits;
-    bool job;
-    struct view_input view; /* glued stacks and the static graph */
-    bool has_view;
-};
 
 static void loaded_free(struct loaded *l)
 {
@@ -173,10 +164,9 @@ static int load_input(const struct analyze_input *in, struct loaded *l, struct p
 
 /* ---- per-run facts ---- */
 
-static double ns_to_s(double ns) { return ns * 1e-9; }
 
 /* The run's wall time: FINISH minus the start, else its threads' span. */
-static double run_wall_ns(const struct ppw_run *run)
+double run_wall_ns(const struct ppw_run *run)
 {
     uint64_t start = run->has_info ? run->info.start_mono_ns : 0, end = 0;
     if (run->finished && run->finish_end_ns > start)
@@ -192,7 +182,7 @@ static double run_wall_ns(const struct ppw_run *run)
 }
 
 /* A thread's CPU time: its THREAD_END record's, else its samples' weights. */
-static double thread_cpu_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
+double thread_cpu_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
 {
     if (t->ended && t->cpu_ns)
         return (double)t->cpu_ns;
@@ -202,7 +192,7 @@ static double thread_cpu_ns(const struct ppw_run *run, const struct ppw_run_thre
     return run->has_metric && run->metric.unit == PPW_UNIT_NS ? w : 0;
 }
 
-static double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
+double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
 {
     uint64_t start = t->has_begin ? t->start_ns : (run->has_info ? run->info.start_mono_ns : 0);
     uint64_t end = t->ended ? t->end_ns : (run->finished ? run->finish_end_ns : 0);
@@ -210,7 +200,7 @@ static double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thr
 }
 
 /* The inclusive wall time and calls of region id on thread t. */
-static void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns,
+void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns,
                              uint64_t *calls)
 {
     *ns = 0;
@@ -235,7 +225,7 @@ static bool is_comm_op(uint32_t op)
            (op == PPW_OP_GROUP_SYNC);
 }
 
-static bool is_mpi_tag(uint32_t tag)
+bool is_mpi_tag(uint32_t tag)
 {
     const char *name = ppw_run_tag_name(tag);
     return name && strncmp(name, "GASP_MPI_", 9) == 0;
@@ -277,37 +267,10 @@ static double baseline_ns(const struct ppw_baseline *b, const struct ppw_run_reg
 
 /* ---- findings under construction ---- */
 
-enum { SITE_GROUPS = 256 }; /* groups named in the evidence; more are summed but not named */
 
-/* Waits at one operation site (or on one lock variable) over all threads
- * and ranks. */
-struct site {
-    enum analyze_pattern pattern;
-    const struct ppw_run_region *region; /* the site with the most wait */
-    char variable[128];
-    double wait_ns, best_wait_ns, expected_ns;
-    uint64_t calls;
-    /* Waits per group (thread or rank), for the evidence. */
-    uint32_t group_ids[SITE_GROUPS];
-    double group_waits[SITE_GROUPS];
-    unsigned groups;
-};
 
-struct engine {
-    const struct analyze_thresholds *t;
-    const struct ppw_baseline *b;
-    struct loaded *in;
-    struct site *sites;
-    size_t nsites;
-    struct analyze_result *out;
-    size_t cap;
-    double explained_ns[PATTERN_COUNT]; /* wait found per pattern */
-    double thread_ns;                   /* the thread- or rank-seconds of the run */
-};
 
-static void setf(char *dst, size_t size, const char *fmt, ...) PPW_PRINTF(3, 4);
-
-static void setf(char *dst, size_t size, const char *fmt, ...)
+void setf(char *dst, size_t size, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -315,7 +278,7 @@ static void setf(char *dst, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-static struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p,
+struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p,
                                            double lost_ns, struct ppw_err *err)
 {
     struct analyze_result *r = e->out;
@@ -601,293 +564,12 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
     return 0;
 }
 
-/* ---- 3. imbalance at three levels: groups, region, variable ---- */
-
-struct group_load {
-    uint32_t id;
-    double cpu_ns, life_ns;
-};
-
-/* Whether thread t spent most of its life waiting in joins (pthread_join,
- * taskwait): a parent waiting for its workers, not a worker. */
-static bool joins_most(const struct ppw_run *run, const struct ppw_run_thread *t, double life)
-{
-    double joined = 0;
-    for (size_t r = 0; r < run->region_count; r++) {
-        if (run->regions[r].op != PPW_OP_JOIN)
-            continue;
-        double ns;
-        uint64_t calls;
-        region_on_thread(t, run->regions[r].id, &ns, &calls);
-        joined += ns;
-    }
-    return life > 0 && joined >= 0.5 * life;
-}
-
-/* The groups compared: ranks of a job, else the threads that did at least
- * 5% of the busiest one's work and did not spend most of their life in a
- * join (a main thread waiting for its workers, or a library's helper
- * thread, is not a worker). */
-static size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap)
-{
-    size_t n = 0;
-    if (in->job) {
-        for (size_t u = 0; u < in->nunits && n < cap; u++) {
-            const struct ppw_run *run = in->units[u].run;
-            double cpu = 0;
-            for (size_t t = 0; t < run->thread_count; t++)
-                cpu += thread_cpu_ns(run, &run->threads[t]);
-            g[n++] = (struct group_load){in->units[u].rank, cpu, run_wall_ns(run)};
-        }
-        return n;
-    }
-    const struct ppw_run *run = in->units[0].run;
-    double top = 0;
-    for (size_t t = 0; t < run->thread_count; t++) {
-        double cpu = thread_cpu_ns(run, &run->threads[t]);
-        top = cpu > top ? cpu : top;
-    }
-    for (size_t t = 0; t < run->thread_count && n < cap; t++) {
-        const struct ppw_run_thread *th = &run->threads[t];
-        double cpu = thread_cpu_ns(run, th), life = thread_life_ns(run, th);
-        if (cpu < 0.05 * top || cpu <= 0 || joins_most(run, th, life))
-            continue;
-        g[n++] = (struct group_load){th->index, cpu, life};
-    }
-    return n;
-}
-
-/* Samples of the groups' stacks: the id of a stack's group, or SIZE_MAX. */
-static size_t group_index(const struct loaded *in, const struct group_load *g, size_t n,
-                          uint32_t thread)
-{
-    uint32_t id = in->job ? thread / PPW_JOB_RANK_SHIFT : thread;
-    for (size_t i = 0; i < n; i++)
-        if (g[i].id == id)
-            return i;
-    return SIZE_MAX;
-}
-
-/* The program function whose inclusive weight is most unevenly spread over
- * the groups (largest excess max - mean among those above the deviation). */
-static void uneven_function(const struct engine *e, const struct group_load *g, size_t n,
-                            char *out, size_t size, double *ratio)
-{
-    size_t nstacks;
-    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
-    const struct ppw_static_graph *graph = e->in->view.graph;
-    out[0] = 0;
-    *ratio = 0;
-    double best = 0;
-    double *per = calloc(n ? n : 1, sizeof *per);
-    if (!per)
-        return;
-    for (size_t fi = 0; fi < graph->func_count; fi++) {
-        const struct ppw_static_func *fn = &graph->funcs[fi];
-        if (strcmp(fn->name, "main") == 0)
-            continue; /* everything is under main */
-        memset(per, 0, n * sizeof *per);
-        for (size_t s = 0; s < nstacks; s++) {
-            size_t gi = group_index(e->in, g, n, stacks[s].thread);
-            if (gi == SIZE_MAX)
-                continue;
-            for (size_t f = 0; f < stacks[s].nframes; f++)
-                if (stacks[s].frames[f].function &&
-                    ppw_static_func_matches(fn, stacks[s].frames[f].function)) {
-                    per[gi] += stacks[s].weight;
-                    break;
-                }
-        }
-        double sum = 0, max = 0;
-        for (size_t i = 0; i < n; i++) {
-            sum += per[i];
-            max = per[i] > max ? per[i] : max;
-        }
-        double mean = sum / (double)n;
-        if (mean > 0 && max / mean >= e->t->deviation && max - mean > best) {
-            best = max - mean;
-            *ratio = max / mean;
-            setf(out, size, "%s", fn->name);
-        }
-    }
-    free(per);
-}
-
-/* The variable whose inclusive blame is most unevenly spread over the
- * groups: each group's stacks attributed on their own. */
-static int uneven_variable(const struct engine *e, const struct group_load *g, size_t n,
-                           char *out, size_t size, double *ratio, struct ppw_err *err)
-{
-    size_t nstacks;
-    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
-    out[0] = 0;
-    *ratio = 0;
-    struct ppw_blame_options bo = {0};
-    struct ppw_blame_result *all = NULL;
-    int rc = ppw_blame_attribute(e->in->view.graph, stacks, nstacks, &bo, &all, err);
-    if (rc)
-        return rc;
-    size_t top = all->nvars < 8 ? all->nvars : 8;
-    double *per = calloc((top ? top : 1) * (n ? n : 1), sizeof *per);
-    struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
-    if (!per || !mine)
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    for (size_t gi = 0; gi < n && !rc; gi++) {
-        size_t m = 0;
-        for (size_t s = 0; s < nstacks; s++)
-            if (group_index(e->in, g, n, stacks[s].thread) == gi)
-                mine[m++] = stacks[s];
-        struct ppw_blame_result *r = NULL;
-        if (!m)
-            continue;
-        if ((rc = ppw_blame_attribute(e->in->view.graph, mine, m, &bo, &r, err)) != 0)
-            break;
-        for (size_t v = 0; v < top; v++)
-            for (size_t k = 0; k < r->nvars; k++)
-                if (strcmp(all->vars[v].name, r->vars[k].name) == 0 &&
-                    strcmp(all->vars[v].kind, r->vars[k].kind) == 0 &&
-                    strcmp(all->vars[v].function ? all->vars[v].function : "",
-                           r->vars[k].function ? r->vars[k].function : "") == 0) {
-                    per[v * n + gi] = r->vars[k].inclusive_weight;
-                    break;
-                }
-        ppw_blame_result_free(r);
-    }
-    double best = 0;
-    for (size_t v = 0; v < top && !rc; v++) {
-        double sum = 0, max = 0;
-        for (size_t gi = 0; gi < n; gi++) {
-            sum += per[v * n + gi];
-            max = per[v * n + gi] > max ? per[v * n + gi] : max;
-        }
-        double mean = sum / (double)n;
-        /* Over the mean, not the top variable's share: the most uneven. */
-        if (mean > 0 && max / mean >= e->t->deviation && max - mean > best * 1.05) {
-            best = max - mean;
-            *ratio = max / mean;
-            setf(out, size, "%s%s%s", all->vars[v].name, all->vars[v].function ? "@" : "",
-                 all->vars[v].function ? all->vars[v].function : "");
-        }
-    }
-    free(per);
-    free(mine);
-    ppw_blame_result_free(all);
-    return rc;
-}
-
-static double explained_waits(const struct engine *e)
+double explained_waits(const struct engine *e)
 {
     double sum = 0;
     for (int p = 0; p < PATTERN_COUNT; p++)
         sum += e->explained_ns[p];
     return sum;
-}
-
-static int find_imbalance(struct engine *e, struct ppw_err *err)
-{
-    enum { MAX_GROUPS = 4096 };
-    struct group_load *g = malloc(MAX_GROUPS * sizeof *g);
-    if (!g)
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    size_t n = collect_groups(e->in, g, MAX_GROUPS);
-    e->out->groups = (unsigned)n;
-    int rc = 0;
-    double sum = 0, max = 0, lost = 0;
-    size_t imax = 0, imin = 0;
-    for (size_t i = 0; i < n; i++) {
-        sum += g[i].cpu_ns;
-        if (g[i].cpu_ns > max) {
-            max = g[i].cpu_ns;
-            imax = i;
-        }
-        if (g[i].cpu_ns < g[imin].cpu_ns)
-            imin = i;
-    }
-    for (size_t i = 0; i < n; i++)
-        lost += max - g[i].cpu_ns;
-    double mean = n ? sum / (double)n : 0;
-    const char *group = e->in->job ? "rank" : "thread";
-    /* The waits at barriers and collectives already count this time. */
-    double sync = e->explained_ns[PATTERN_BARRIER_WAIT] + e->explained_ns[PATTERN_COLLECTIVE_WAIT] +
-                  e->explained_ns[PATTERN_LATE_SENDER] + e->explained_ns[PATTERN_LATE_RECEIVER];
-    char function[128] = "", variable[128] = "";
-    double fratio = 0, vratio = 0;
-    if (n >= 2 && mean > 0 && max / mean >= e->t->deviation) {
-        uneven_function(e, g, n, function, sizeof function, &fratio);
-        rc = uneven_variable(e, g, n, variable, sizeof variable, &vratio, err);
-        double own = lost - sync;
-        char cause[384];
-        setf(cause, sizeof cause,
-             "load imbalance: %s %" PRIu32 " is busy %.2fx the mean of %zu %ss%s%s%s%s",
-             group, g[imax].id, max / mean, n, group, function[0] ? ", in " : "", function,
-             variable[0] ? ", on " : "", variable);
-        /* Attach the imbalance to the waits it causes. */
-        for (size_t i = 0; i < e->out->nfindings; i++) {
-            struct analyze_finding *f = &e->out->findings[i];
-            if ((f->pattern == PATTERN_BARRIER_WAIT || f->pattern == PATTERN_COLLECTIVE_WAIT) &&
-                !f->cause[0])
-                setf(f->cause, sizeof f->cause, "%s", cause);
-        }
-        if (!rc && own > 0) {
-            struct analyze_finding *f = new_finding(e, PATTERN_IMBALANCE, own, err);
-            if (!f) {
-                free(g);
-                return PPW_ENOMEM;
-            }
-            e->explained_ns[PATTERN_IMBALANCE] += own;
-            setf(f->region, sizeof f->region, "%s", function);
-            setf(f->variable, sizeof f->variable, "%s", variable);
-            const struct ppw_static_func *fn =
-                function[0] ? ppw_static_graph_find_func(e->in->view.graph, function) : NULL;
-            if (fn) {
-                setf(f->file, sizeof f->file, "%s", fn->file ? fn->file : "");
-                f->line = fn->line;
-            }
-            setf(f->evidence, sizeof f->evidence,
-                 "%ss: %s %" PRIu32 " busy %.3f s, %s %" PRIu32 " %.3f s, mean %.3f s "
-                 "(max/avg %.2f, min/avg %.2f); region %s max/avg %.2f; variable %s max/avg "
-                 "%.2f",
-                 group, group, g[imax].id, ns_to_s(max), group, g[imin].id,
-                 ns_to_s(g[imin].cpu_ns), ns_to_s(mean), max / mean, g[imin].cpu_ns / mean,
-                 function[0] ? function : "-", fratio, variable[0] ? variable : "-", vratio);
-        }
-    }
-    /* Coven: busy fractions (CPU over lifetime) of the threads. */
-    if (!rc && !e->in->job && n >= 2) {
-        double fmax = 0, fmin = 1, idle = 0;
-        size_t jmax = 0, jmin = 0;
-        for (size_t i = 0; i < n; i++) {
-            double frac = g[i].life_ns > 0 ? g[i].cpu_ns / g[i].life_ns : 0;
-            frac = frac > 1 ? 1 : frac;
-            if (frac > fmax) {
-                fmax = frac;
-                jmax = i;
-            }
-            if (frac < fmin) {
-                fmin = frac;
-                jmin = i;
-            }
-        }
-        for (size_t i = 0; i < n; i++) {
-            double frac = g[i].life_ns > 0 ? g[i].cpu_ns / g[i].life_ns : 0;
-            idle += (fmax - (frac > 1 ? 1 : frac)) * g[i].life_ns;
-        }
-        double own = idle - explained_waits(e);
-        if (100 * (fmax - fmin) > e->t->busy_diff_pct && own > 0) {
-            struct analyze_finding *f = new_finding(e, PATTERN_BUSY_DIFFERENCE, own, err);
-            if (!f) {
-                free(g);
-                return PPW_ENOMEM;
-            }
-            setf(f->evidence, sizeof f->evidence,
-                 "thread %" PRIu32 " busy %.0f%% of its life, thread %" PRIu32 " %.0f%% "
-                 "(difference %.0f points, threshold %.0f)",
-                 g[jmax].id, 100 * fmax, g[jmin].id, 100 * fmin, 100 * (fmax - fmin),
-                 e->t->busy_diff_pct);
-        }
-    }
-    free(g);
-    return rc;
 }
 
 /* ---- 4. Coven: CPU utilisation and time in communication ---- */
@@ -970,211 +652,6 @@ static int find_coven(struct engine *e, struct ppw_err *err)
         }
     }
     return 0;
-}
-
-/* ---- 5. cause analysis in the trace ---- */
-
-/* The program function the thread was running most during [from, to] (by
- * its samples there), with its file:line; false when none. */
-static bool busy_in(const struct engine *e, const struct unit *u, uint32_t thread, uint64_t from,
-                    uint64_t to, char *out, size_t size)
-{
-    const struct ppw_run *run = u->run;
-    const struct ppw_static_graph *graph = e->in->view.graph;
-    enum { SLOTS = 16 };
-    const struct ppw_static_func *funcs[SLOTS];
-    uint64_t counts[SLOTS];
-    size_t n = 0;
-    for (size_t t = 0; t < run->thread_count; t++) {
-        const struct ppw_run_thread *th = &run->threads[t];
-        if (!e->in->job && th->index != thread)
-            continue;
-        for (size_t i = 0; i < th->sample_count; i++) {
-            const struct ppw_run_sample *s = &th->samples[i];
-            uint64_t at = ppw_run_master_ns(run, s->time_ns);
-            if (at < from || at > to)
-                continue;
-            for (size_t f = 0; f < s->stack->nframes; f++) {
-                struct ppw_symbol sym;
-                ppw_symbols_frame(u->syms, s->stack->frames, f, s->stack->flags, &sym);
-                const struct ppw_static_func *fn =
-                    sym.function ? ppw_static_graph_find_func(graph, sym.function) : NULL;
-                if (!fn)
-                    continue;
-                size_t k = 0;
-                while (k < n && funcs[k] != fn)
-                    k++;
-                if (k == n && n < SLOTS) {
-                    funcs[n] = fn;
-                    counts[n++] = 0;
-                }
-                if (k < n)
-                    counts[k] += s->count;
-                break;
-            }
-        }
-    }
-    size_t best = SIZE_MAX;
-    for (size_t k = 0; k < n; k++)
-        if (best == SIZE_MAX || counts[k] > counts[best])
-            best = k;
-    if (best == SIZE_MAX)
-        return false;
-    setf(out, size, "%s (%s:%" PRIu32 ")", funcs[best]->name,
-         funcs[best]->file ? view_basename(funcs[best]->file) : "?", funcs[best]->line);
-    return true;
-}
-
-struct wait_event {
-    const struct unit *unit;
-    uint32_t thread;
-    uint64_t start, end; /* master clock */
-    const uint64_t *args;
-    uint16_t nargs;
-};
-
-/* The longest START..END pair of a region like g (same tag, file, line) on
- * any thread of any unit. */
-static bool longest_wait(const struct engine *e, const struct ppw_run_region *g,
-                         struct wait_event *out)
-{
-    bool found = false;
-    for (size_t u = 0; u < e->in->nunits; u++) {
-        const struct ppw_run *run = e->in->units[u].run;
-        for (size_t t = 0; t < run->thread_count; t++) {
-            const struct ppw_run_thread *th = &run->threads[t];
-            uint64_t open = 0;
-            const struct ppw_run_trace *start = NULL;
-            for (size_t i = 0; i < th->trace_count; i++) {
-                const struct ppw_run_trace *ev = &th->traces[i];
-                const struct ppw_run_region *r = ev->region;
-                if (r->tag != g->tag || r->line != g->line ||
-                    strcmp(r->file ? r->file : "", g->file ? g->file : "") != 0)
-                    continue;
-                if (ev->evttype == GASP_START) {
-                    open = ev->time_ns;
-                    start = ev;
-                } else if (ev->evttype == GASP_END && start) {
-                    uint64_t s = ppw_run_master_ns(run, open), en = ppw_run_master_ns(run, ev->time_ns);
-                    if (!found || en - s > out->end - out->start) {
-                        *out = (struct wait_event){&e->in->units[u], th->index, s, en,
-                                                   start->args, start->nargs};
-                        found = true;
-                    }
-                    start = NULL;
-                }
-            }
-        }
-    }
-    return found;
-}
-
-/* The last arrival at the same operation during the wait: another thread's
- * (or rank's) START of a region like g inside (w.start, w.end]. */
-static bool last_arrival(const struct engine *e, const struct ppw_run_region *g,
-                         const struct wait_event *w, const struct unit **unit, uint32_t *thread,
-                         uint64_t *at)
-{
-    bool found = false;
-    for (size_t u = 0; u < e->in->nunits; u++) {
-        const struct ppw_run *run = e->in->units[u].run;
-        for (size_t t = 0; t < run->thread_count; t++) {
-            const struct ppw_run_thread *th = &run->threads[t];
-            if (&e->in->units[u] == w->unit && th->index == w->thread)
-                continue;
-            for (size_t i = 0; i < th->trace_count; i++) {
-                const struct ppw_run_trace *ev = &th->traces[i];
-                if (ev->evttype != GASP_START || ev->region->tag != g->tag)
-                    continue;
-                uint64_t s = ppw_run_master_ns(run, ev->time_ns);
-                if (s > w->start && s <= w->end && (!found || s > *at)) {
-                    *unit = &e->in->units[u];
-                    *thread = th->index;
-                    *at = s;
-                    found = true;
-                }
-            }
-        }
-    }
-    return found;
-}
-
-/* The other side of a point-to-point wait: on the rank named by the
- * waiting call's peer operand (args: count, type, peer, tag, comm), the
- * START of the matching operation (op: a send for a receive, a receive for
- * a send) with the same tag, inside the wait. */
-static bool late_peer(const struct engine *e, const struct wait_event *w, uint32_t op,
-                      const struct unit **unit, uint64_t *at)
-{
-    if (w->nargs < 4)
-        return false;
-    uint32_t peer = (uint32_t)w->args[2];
-    uint64_t tag = w->args[3];
-    for (size_t u = 0; u < e->in->nunits; u++) {
-        if (e->in->units[u].rank != peer)
-            continue;
-        const struct ppw_run *run = e->in->units[u].run;
-        for (size_t t = 0; t < run->thread_count; t++) {
-            const struct ppw_run_thread *th = &run->threads[t];
-            for (size_t i = 0; i < th->trace_count; i++) {
-                const struct ppw_run_trace *ev = &th->traces[i];
-                if (ev->evttype != GASP_START || ev->region->op != op || ev->nargs < 4 ||
-                    ev->args[2] != w->unit->rank || ev->args[3] != tag)
-                    continue;
-                uint64_t s = ppw_run_master_ns(run, ev->time_ns);
-                if (s >= w->start && s <= w->end) {
-                    *unit = &e->in->units[u];
-                    *at = s;
-                    return true;
-                }
-            }
-        }
-    }
-    return false;
-}
-
-static void find_causes(struct engine *e)
-{
-    if (!e->out->has_trace)
-        return;
-    for (size_t i = 0; i < e->nsites; i++) {
-        const struct site *s = &e->sites[i];
-        struct analyze_finding *f = NULL;
-        for (size_t k = 0; k < e->out->nfindings && !f; k++)
-            if (e->out->findings[k].pattern == s->pattern &&
-                e->out->findings[k].line == s->region->line &&
-                strcmp(e->out->findings[k].file, s->region->file ? s->region->file : "") == 0)
-                f = &e->out->findings[k];
-        struct wait_event w = {0};
-        if (!f || !longest_wait(e, s->region, &w))
-            continue;
-        const struct unit *late = NULL;
-        uint32_t thread = 0;
-        uint64_t at = 0;
-        bool ok = false;
-        if (s->pattern == PATTERN_LATE_SENDER) {
-            ok = late_peer(e, &w, PPW_OP_SEND, &late, &at);
-        } else if (s->pattern == PATTERN_LATE_RECEIVER) {
-            ok = late_peer(e, &w, PPW_OP_RECV, &late, &at);
-        } else if (s->pattern == PATTERN_BARRIER_WAIT || s->pattern == PATTERN_COLLECTIVE_WAIT ||
-                   s->pattern == PATTERN_LOCK_CONTENTION || s->pattern == PATTERN_CONDITION_WAIT) {
-            /* A lock or condition: the other party's next operation on the
-             * same object; a barrier or collective: the last to arrive. */
-            ok = last_arrival(e, s->region, &w, &late, &thread, &at);
-        }
-        if (!ok)
-            continue;
-        char doing[200] = "";
-        bool busy = busy_in(e, late, thread, w.start, at, doing, sizeof doing);
-        const char *group = e->in->job ? "rank" : "thread";
-        uint32_t who = e->in->job ? late->rank : thread;
-        uint32_t waiter = e->in->job ? w.unit->rank : w.thread;
-        setf(f->cause, sizeof f->cause,
-             "trace: the longest wait (%s %" PRIu32 ", %.3f ms) ended when %s %" PRIu32
-             " arrived %.3f ms after it began%s%s",
-             group, waiter, (double)(w.end - w.start) / 1e6, group, who,
-             (double)(at - w.start) / 1e6, busy ? "; it was busy in " : "", busy ? doing : "");
-    }
 }
 
 /* ---- hotspots ---- */

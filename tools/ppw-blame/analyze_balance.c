@@ -1,0 +1,292 @@
+/* ppw-blame analyze: load imbalance at three levels (threads or ranks,
+ * the most uneven function, the most uneven variable) and Coven's
+ * busy-fraction rule (analyze_int.h). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_int.h"
+#include "attribute.h"
+#include "job.h"
+#include "read_graph.h"
+#include "ppw/gasp_events.h"
+
+/* ---- 3. imbalance at three levels: groups, region, variable ---- */
+
+
+/* Whether thread t spent most of its life waiting in joins (pthread_join,
+ * taskwait): a parent waiting for its workers, not a worker. */
+static bool joins_most(const struct ppw_run *run, const struct ppw_run_thread *t, double life)
+{
+    double joined = 0;
+    for (size_t r = 0; r < run->region_count; r++) {
+        if (run->regions[r].op != PPW_OP_JOIN)
+            continue;
+        double ns;
+        uint64_t calls;
+        region_on_thread(t, run->regions[r].id, &ns, &calls);
+        joined += ns;
+    }
+    return life > 0 && joined >= 0.5 * life;
+}
+
+/* The groups compared: ranks of a job, else the threads that did at least
+ * 5% of the busiest one's work and did not spend most of their life in a
+ * join (a main thread waiting for its workers, or a library's helper
+ * thread, is not a worker). */
+size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap)
+{
+    size_t n = 0;
+    if (in->job) {
+        for (size_t u = 0; u < in->nunits && n < cap; u++) {
+            const struct ppw_run *run = in->units[u].run;
+            double cpu = 0;
+            for (size_t t = 0; t < run->thread_count; t++)
+                cpu += thread_cpu_ns(run, &run->threads[t]);
+            g[n++] = (struct group_load){in->units[u].rank, cpu, run_wall_ns(run)};
+        }
+        return n;
+    }
+    const struct ppw_run *run = in->units[0].run;
+    double top = 0;
+    for (size_t t = 0; t < run->thread_count; t++) {
+        double cpu = thread_cpu_ns(run, &run->threads[t]);
+        top = cpu > top ? cpu : top;
+    }
+    for (size_t t = 0; t < run->thread_count && n < cap; t++) {
+        const struct ppw_run_thread *th = &run->threads[t];
+        double cpu = thread_cpu_ns(run, th), life = thread_life_ns(run, th);
+        if (cpu < 0.05 * top || cpu <= 0 || joins_most(run, th, life))
+            continue;
+        g[n++] = (struct group_load){th->index, cpu, life};
+    }
+    return n;
+}
+
+/* Samples of the groups' stacks: the id of a stack's group, or SIZE_MAX. */
+static size_t group_index(const struct loaded *in, const struct group_load *g, size_t n,
+                          uint32_t thread)
+{
+    uint32_t id = in->job ? thread / PPW_JOB_RANK_SHIFT : thread;
+    for (size_t i = 0; i < n; i++)
+        if (g[i].id == id)
+            return i;
+    return SIZE_MAX;
+}
+
+/* The program function whose inclusive weight is most unevenly spread over
+ * the groups (largest excess max - mean among those above the deviation). */
+static void uneven_function(const struct engine *e, const struct group_load *g, size_t n,
+                            char *out, size_t size, double *ratio)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    const struct ppw_static_graph *graph = e->in->view.graph;
+    out[0] = 0;
+    *ratio = 0;
+    double best = 0;
+    double *per = calloc(n ? n : 1, sizeof *per);
+    if (!per)
+        return;
+    for (size_t fi = 0; fi < graph->func_count; fi++) {
+        const struct ppw_static_func *fn = &graph->funcs[fi];
+        if (strcmp(fn->name, "main") == 0)
+            continue; /* everything is under main */
+        memset(per, 0, n * sizeof *per);
+        for (size_t s = 0; s < nstacks; s++) {
+            size_t gi = group_index(e->in, g, n, stacks[s].thread);
+            if (gi == SIZE_MAX)
+                continue;
+            for (size_t f = 0; f < stacks[s].nframes; f++)
+                if (stacks[s].frames[f].function &&
+                    ppw_static_func_matches(fn, stacks[s].frames[f].function)) {
+                    per[gi] += stacks[s].weight;
+                    break;
+                }
+        }
+        double sum = 0, max = 0;
+        for (size_t i = 0; i < n; i++) {
+            sum += per[i];
+            max = per[i] > max ? per[i] : max;
+        }
+        double mean = sum / (double)n;
+        if (mean > 0 && max / mean >= e->t->deviation && max - mean > best) {
+            best = max - mean;
+            *ratio = max / mean;
+            setf(out, size, "%s", fn->name);
+        }
+    }
+    free(per);
+}
+
+/* The variable whose inclusive blame is most unevenly spread over the
+ * groups: each group's stacks attributed on their own. */
+static int uneven_variable(const struct engine *e, const struct group_load *g, size_t n,
+                           char *out, size_t size, double *ratio, struct ppw_err *err)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    out[0] = 0;
+    *ratio = 0;
+    struct ppw_blame_options bo = {0};
+    struct ppw_blame_result *all = NULL;
+    int rc = ppw_blame_attribute(e->in->view.graph, stacks, nstacks, &bo, &all, err);
+    if (rc)
+        return rc;
+    size_t top = all->nvars < 8 ? all->nvars : 8;
+    double *per = calloc((top ? top : 1) * (n ? n : 1), sizeof *per);
+    struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
+    if (!per || !mine)
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t gi = 0; gi < n && !rc; gi++) {
+        size_t m = 0;
+        for (size_t s = 0; s < nstacks; s++)
+            if (group_index(e->in, g, n, stacks[s].thread) == gi)
+                mine[m++] = stacks[s];
+        struct ppw_blame_result *r = NULL;
+        if (!m)
+            continue;
+        if ((rc = ppw_blame_attribute(e->in->view.graph, mine, m, &bo, &r, err)) != 0)
+            break;
+        for (size_t v = 0; v < top; v++)
+            for (size_t k = 0; k < r->nvars; k++)
+                if (strcmp(all->vars[v].name, r->vars[k].name) == 0 &&
+                    strcmp(all->vars[v].kind, r->vars[k].kind) == 0 &&
+                    strcmp(all->vars[v].function ? all->vars[v].function : "",
+                           r->vars[k].function ? r->vars[k].function : "") == 0) {
+                    per[v * n + gi] = r->vars[k].inclusive_weight;
+                    break;
+                }
+        ppw_blame_result_free(r);
+    }
+    double best = 0;
+    for (size_t v = 0; v < top && !rc; v++) {
+        double sum = 0, max = 0;
+        for (size_t gi = 0; gi < n; gi++) {
+            sum += per[v * n + gi];
+            max = per[v * n + gi] > max ? per[v * n + gi] : max;
+        }
+        double mean = sum / (double)n;
+        /* Over the mean, not the top variable's share: the most uneven. */
+        if (mean > 0 && max / mean >= e->t->deviation && max - mean > best * 1.05) {
+            best = max - mean;
+            *ratio = max / mean;
+            setf(out, size, "%s%s%s", all->vars[v].name, all->vars[v].function ? "@" : "",
+                 all->vars[v].function ? all->vars[v].function : "");
+        }
+    }
+    free(per);
+    free(mine);
+    ppw_blame_result_free(all);
+    return rc;
+}
+
+int find_imbalance(struct engine *e, struct ppw_err *err)
+{
+    enum { MAX_GROUPS = 4096 };
+    struct group_load *g = malloc(MAX_GROUPS * sizeof *g);
+    if (!g)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    size_t n = collect_groups(e->in, g, MAX_GROUPS);
+    e->out->groups = (unsigned)n;
+    int rc = 0;
+    double sum = 0, max = 0, lost = 0;
+    size_t imax = 0, imin = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += g[i].cpu_ns;
+        if (g[i].cpu_ns > max) {
+            max = g[i].cpu_ns;
+            imax = i;
+        }
+        if (g[i].cpu_ns < g[imin].cpu_ns)
+            imin = i;
+    }
+    for (size_t i = 0; i < n; i++)
+        lost += max - g[i].cpu_ns;
+    double mean = n ? sum / (double)n : 0;
+    const char *group = e->in->job ? "rank" : "thread";
+    /* The waits at barriers and collectives already count this time. */
+    double sync = e->explained_ns[PATTERN_BARRIER_WAIT] + e->explained_ns[PATTERN_COLLECTIVE_WAIT] +
+                  e->explained_ns[PATTERN_LATE_SENDER] + e->explained_ns[PATTERN_LATE_RECEIVER];
+    char function[128] = "", variable[128] = "";
+    double fratio = 0, vratio = 0;
+    if (n >= 2 && mean > 0 && max / mean >= e->t->deviation) {
+        uneven_function(e, g, n, function, sizeof function, &fratio);
+        rc = uneven_variable(e, g, n, variable, sizeof variable, &vratio, err);
+        double own = lost - sync;
+        char cause[384];
+        setf(cause, sizeof cause,
+             "load imbalance: %s %" PRIu32 " is busy %.2fx the mean of %zu %ss%s%s%s%s",
+             group, g[imax].id, max / mean, n, group, function[0] ? ", in " : "", function,
+             variable[0] ? ", on " : "", variable);
+        /* Attach the imbalance to the waits it causes. */
+        for (size_t i = 0; i < e->out->nfindings; i++) {
+            struct analyze_finding *f = &e->out->findings[i];
+            if ((f->pattern == PATTERN_BARRIER_WAIT || f->pattern == PATTERN_COLLECTIVE_WAIT) &&
+                !f->cause[0])
+                setf(f->cause, sizeof f->cause, "%s", cause);
+        }
+        if (!rc && own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_IMBALANCE, own, err);
+            if (!f) {
+                free(g);
+                return PPW_ENOMEM;
+            }
+            e->explained_ns[PATTERN_IMBALANCE] += own;
+            setf(f->region, sizeof f->region, "%s", function);
+            setf(f->variable, sizeof f->variable, "%s", variable);
+            const struct ppw_static_func *fn =
+                function[0] ? ppw_static_graph_find_func(e->in->view.graph, function) : NULL;
+            if (fn) {
+                setf(f->file, sizeof f->file, "%s", fn->file ? fn->file : "");
+                f->line = fn->line;
+            }
+            setf(f->evidence, sizeof f->evidence,
+                 "%ss: %s %" PRIu32 " busy %.3f s, %s %" PRIu32 " %.3f s, mean %.3f s "
+                 "(max/avg %.2f, min/avg %.2f); region %s max/avg %.2f; variable %s max/avg "
+                 "%.2f",
+                 group, group, g[imax].id, ns_to_s(max), group, g[imin].id,
+                 ns_to_s(g[imin].cpu_ns), ns_to_s(mean), max / mean, g[imin].cpu_ns / mean,
+                 function[0] ? function : "-", fratio, variable[0] ? variable : "-", vratio);
+        }
+    }
+    /* Coven: busy fractions (CPU over lifetime) of the threads. */
+    if (!rc && !e->in->job && n >= 2) {
+        double fmax = 0, fmin = 1, idle = 0;
+        size_t jmax = 0, jmin = 0;
+        for (size_t i = 0; i < n; i++) {
+            double frac = g[i].life_ns > 0 ? g[i].cpu_ns / g[i].life_ns : 0;
+            frac = frac > 1 ? 1 : frac;
+            if (frac > fmax) {
+                fmax = frac;
+                jmax = i;
+            }
+            if (frac < fmin) {
+                fmin = frac;
+                jmin = i;
+            }
+        }
+        for (size_t i = 0; i < n; i++) {
+            double frac = g[i].life_ns > 0 ? g[i].cpu_ns / g[i].life_ns : 0;
+            idle += (fmax - (frac > 1 ? 1 : frac)) * g[i].life_ns;
+        }
+        double own = idle - explained_waits(e);
+        if (100 * (fmax - fmin) > e->t->busy_diff_pct && own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_BUSY_DIFFERENCE, own, err);
+            if (!f) {
+                free(g);
+                return PPW_ENOMEM;
+            }
+            setf(f->evidence, sizeof f->evidence,
+                 "thread %" PRIu32 " busy %.0f%% of its life, thread %" PRIu32 " %.0f%% "
+                 "(difference %.0f points, threshold %.0f)",
+                 g[jmax].id, 100 * fmax, g[jmin].id, 100 * fmin, 100 * (fmax - fmin),
+                 e->t->busy_diff_pct);
+        }
+    }
+    free(g);
+    return rc;
+}
