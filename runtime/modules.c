@@ -187,6 +187,21 @@ void ppw_modules_rescan(void)
     scan();
 }
 
+PPW_TLS volatile sig_atomic_t ppw_in_dlclose;
+
+PPW_EXPORT int dlclose(void *handle)
+{
+    static int (*real_dlclose)(void *);
+    if (!real_dlclose)
+        real_dlclose = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+    if (!real_dlclose)
+        return -1; /* cannot happen: libc defines it */
+    ppw_in_dlclose++;
+    int rc = real_dlclose(handle);
+    ppw_in_dlclose--;
+    return rc;
+}
+
 int ppw_modules_in_self(uint64_t pc)
 {
     return pc >= self_lo && pc < self_hi;

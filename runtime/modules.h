@@ -3,11 +3,24 @@
  * can be symbolized after the run.  Refreshed when the program calls
  * dlopen/dlclose (GASP_C_DLOPEN/GASP_C_DLCLOSE events), at thread start and
  * end, and at exit.  dlopen is deliberately not interposed: glibc searches
- * DT_RUNPATH of the *calling* object, which an interposer would change. */
+ * DT_RUNPATH of the *calling* object, which an interposer would change.
+ * dlclose is (it takes a handle, not a path), to mark the thread inside it:
+ * dlclose holds the dynamic linker's lock while it unmaps, and a stack walk
+ * in that thread's sample handler can wait for libunwind's lock, held by
+ * another thread's walk that waits in dl_iterate_phdr for the dynamic
+ * linker's lock: a deadlock (seen in Open MPI's MPI_Init and MPI_Finalize,
+ * which close components). */
 #ifndef PPW_RUNTIME_MODULES_H
 #define PPW_RUNTIME_MODULES_H
 
+#include <signal.h>
 #include <stdint.h>
+
+#include "sigsafe.h"
+
+/* >0 while this thread is inside dlclose: the sample handler keeps the
+ * interrupted PC and does not walk (sampler.c). */
+extern PPW_TLS volatile sig_atomic_t ppw_in_dlclose;
 
 /* Finds the executable's build-id; callable before the run file exists. */
 void ppw_modules_early_init(void);
