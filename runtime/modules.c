@@ -6,6 +6,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "ppw/run_format.h"
@@ -175,10 +176,85 @@ static void scan(void)
     pthread_mutex_unlock(&lock);
 }
 
+/* ---- the dynamic linker's write lock ----
+ *
+ * dlopen, dlclose and every dl_iterate_phdr callback run with glibc's
+ * dl_load_write_lock held, and a stack walk calls dl_iterate_phdr while
+ * holding a libunwind lock of its own.  A walk in the sample handler of the
+ * thread that holds the dynamic linker's lock can therefore wait for
+ * libunwind's, held by another thread's walk that waits for the dynamic
+ * linker's: a deadlock (seen in Open MPI's MPI_Init, which dlopens
+ * components).  The handler asks ppw_modules_holds_dl_lock first.
+ *
+ * The lock is a recursive pthread mutex inside ld.so's _rtld_global, at an
+ * offset that changes between glibc versions, so it is found, not assumed:
+ * inside a dl_iterate_phdr callback, the one recursive mutex in
+ * _rtld_global owned by this thread, confirmed free once the callback has
+ * returned.  Not found (another libc), the check is off.  (dlclose is also
+ * interposed below, for the same reason.) */
+
+static const pthread_mutex_t *dl_lock; /* _rtld_global's dl_load_write_lock */
+
+struct dl_lock_search {
+    const unsigned char *base;
+    size_t size, found_at;
+    int tid, matches;
+};
+
+static int find_owned_mutex(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info;
+    (void)size;
+    struct dl_lock_search *q = data;
+    for (size_t at = 0; at + sizeof(pthread_mutex_t) <= q->size; at += sizeof(long)) {
+        const pthread_mutex_t *m = (const pthread_mutex_t *)(const void *)(q->base + at);
+        if (m->__data.__owner == q->tid && m->__data.__count >= 1 &&
+            (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP) {
+            q->found_at = at;
+            q->matches++;
+        }
+    }
+    return 1; /* the first object is enough */
+}
+
+static void locate_dl_lock(void)
+{
+    void *rtld = dlsym(RTLD_DEFAULT, "_rtld_global");
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (!rtld || !dladdr1(rtld, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym ||
+        sym->st_size < sizeof(pthread_mutex_t))
+        return;
+    struct dl_lock_search q = {rtld, sym->st_size, 0, (int)syscall(SYS_gettid), 0};
+    dl_iterate_phdr(find_owned_mutex, &q);
+    const pthread_mutex_t *m = (const pthread_mutex_t *)(const void *)(q.base + q.found_at);
+    if (q.matches == 1 && m->__data.__owner == 0 && m->__data.__lock == 0)
+        __atomic_store_n(&dl_lock, m, __ATOMIC_RELEASE);
+}
+
+int ppw_modules_holds_dl_lock(uint32_t tid)
+{
+    const pthread_mutex_t *m = __atomic_load_n(&dl_lock, __ATOMIC_ACQUIRE);
+    if (!m || !__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED))
+        return 0;
+    /* Locked, and the owner is this thread, or not yet (or no longer)
+     * recorded: glibc sets the owner just after taking the lock word, and
+     * clears it just before releasing it, and a signal may land between. */
+    int owner = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
+    return owner == 0 || (uint32_t)owner == tid;
+}
+
+int ppw_modules_dl_lock_known(void)
+{
+    return __atomic_load_n(&dl_lock, __ATOMIC_ACQUIRE) != NULL;
+}
+
 void ppw_modules_init(void)
 {
     nknown = 0;
     nruntime = 0;
+    if (!dl_lock)
+        locate_dl_lock();
     scan();
 }
 
