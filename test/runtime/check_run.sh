@@ -420,12 +420,14 @@ case_mpi_events() {
                  == ([.trace[] | select(.name == \"GASP_MPI_SEND\") | .args[4]] | unique)" p$rank.json
     done
     # On rank 0's clock (master_ns, the linear drift model), no rank leaves
-    # the barrier before every rank has entered it (1 ms for clock error).
+    # the barrier before every rank has entered it, within the offsets'
+    # error: half the shortest ping round trip, which reaches milliseconds
+    # when 4 ranks share 2 cores (10 ms allowed; a wrong clock is far off).
     if [ -s p0.json ] && [ -s p3.json ]; then
         jq -s '[.[] | .trace[] | select(.name == "GASP_MPI_BARRIER")] |
             ([.[] | select(.event == "start") | .master_ns] | max) as $in |
             ([.[] | select(.event == "end") | .master_ns] | min) as $out |
-            length == 8 and $in <= $out + 1000000' p0.json p1.json p2.json p3.json >barrier.txt
+            length == 8 and $in <= $out + 10000000' p0.json p1.json p2.json p3.json >barrier.txt
         [ "$(cat barrier.txt)" = true ] ||
             fail "barrier on rank 0's clock: $(jq -c '[.trace[] | select(.name == "GASP_MPI_BARRIER") | {event, time_ns, master_ns}]' p*.json)"
     fi
