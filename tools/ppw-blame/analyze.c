@@ -27,7 +27,7 @@ void analyze_default_thresholds(struct analyze_thresholds *t)
         .hotspot_pct = 10,
         .deviation = 1.3,
         .baseline_factor = 4,
-        .min_loss_pct = 2,
+        .min_loss_pct = 5,
         .many_calls = 10000,
         .small_factor = 20,
         .cpu_util_pct = 50,

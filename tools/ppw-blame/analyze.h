@@ -32,7 +32,7 @@ struct analyze_thresholds {
     double deviation;     /* --deviation: max/avg across threads or ranks that is imbalance (1.3) */
     double baseline_factor; /* --baseline-factor: mean cost above factor x baseline waits (4) */
     double min_loss_pct;  /* --min-loss: findings losing less than this % of the run are
-                             dropped (2) */
+                             dropped (5) */
     uint64_t many_calls;  /* --many-calls: transfers per call site that are "many" (10000) */
     double small_factor;  /* --small-factor: a transfer costing under factor x latency is
                              small (20) */

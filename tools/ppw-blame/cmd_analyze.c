@@ -35,7 +35,7 @@ static const char usage[] =
     "  --hotspot PCT        functions with PCT%% of the samples are hotspots (10)\n"
     "  --deviation X        max/avg across threads or ranks that is imbalance (1.3)\n"
     "  --baseline-factor X  mean cost above X times the baseline is waiting (4)\n"
-    "  --min-loss PCT       drop findings that lose less than PCT%% of the run (2)\n"
+    "  --min-loss PCT       drop findings that lose less than PCT%% of the run (5)\n"
     "  --many-calls N       transfers at one site that are many (10000)\n"
     "  --small-factor X     a transfer under X times the latency is small (20)\n"
     "  --cpu-util PCT       Coven: CPU utilisation at or below PCT%% (50)\n"
