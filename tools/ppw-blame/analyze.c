@@ -810,8 +810,8 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
             if (!in.job) /* threads alive at once share the run's wall time */
                 e.thread_ns += thread_life_ns(run, &run->threads[i]);
         }
-        if (in.job)
-            e.thread_ns += wall;
+        if (in.job) /* MPI_Init and MPI_Finalize wait for the launcher */
+            e.thread_ns += wall - init_term_ns(run) > 0 ? wall - init_term_ns(run) : wall;
     }
     out->thread_s = ns_to_s(e.thread_ns);
     if (!rc)
