@@ -5,7 +5,55 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ppw_intrusion_compensate(const struct ppw_run_calib *c, const struct ppw_run_timer *t,
+/* The calibrated cost corrected by the thread's mean window over the
+ * calibration's: what ppw did inside the entry point took that much more
+ * (or less) in the program than in the calibration loop, while the rest of
+ * a probe (the call, the gate test) is the same in both.  A window holds
+ * one clock read of its own (half of each bounding read), which costs what
+ * the clock gap measured with it says: taken out on both sides, so that a
+ * calibration on a slower CPU moment does not shift the correction. */
+void ppw_intrusion_probe_costs(const struct ppw_run *run, const struct ppw_run_thread *th,
+                               struct ppw_probe_costs *out)
+{
+    const struct ppw_run_calib *c = &run->calib;
+    memset(out, 0, sizeof *out);
+    if (!run->has_calib)
+        return;
+    out->pair_ns = c->pair_ns;
+    out->inner_ns = c->inner_ns;
+    out->throttled_pair_ns = c->throttled_pair_ns;
+    out->source = out->throttled_source = PPW_COST_CALIBRATED;
+    if (!th->has_probe || !c->has_windows)
+        return;
+    const struct ppw_run_probe *w = &th->probe;
+    out->windows = w->start_count + w->end_count + w->throttled_count;
+    double gap = out->windows ? (double)w->clock_ns / (double)out->windows : 0;
+    double gap_calib = c->window_clock_ns;
+    if (w->start_count >= PPW_PROBE_WINDOWS_MIN && w->end_count >= PPW_PROBE_WINDOWS_MIN &&
+        c->window_start_ns > 0 && c->window_end_ns > 0) {
+        double start = (double)w->start_ns / (double)w->start_count;
+        double end = (double)w->end_ns / (double)w->end_count;
+        double inner = (double)w->start_tail_ns / (double)w->start_count +
+                       (double)w->end_head_ns / (double)w->end_count;
+        double pair = c->pair_ns + (start - gap - (c->window_start_ns - gap_calib)) +
+                      (end - gap - (c->window_end_ns - gap_calib));
+        out->pair_ns = pair > 0 ? pair : 0;
+        /* a START's tail and an END's head each hold one read's worth of
+         * the window's own reads */
+        inner = c->inner_ns + (inner - 2 * gap - (c->window_inner_ns - 2 * gap_calib));
+        out->inner_ns = inner < 0 ? 0 : inner > out->pair_ns ? out->pair_ns : inner;
+        out->source = PPW_COST_IN_SITU;
+    }
+    if (w->throttled_count >= PPW_PROBE_WINDOWS_MIN && c->window_throttled_ns > 0) {
+        double each = (double)w->throttled_ns / (double)w->throttled_count;
+        double pair =
+            c->throttled_pair_ns + 2 * (each - gap - (c->window_throttled_ns - gap_calib));
+        out->throttled_pair_ns = pair > 0 ? pair : 0;
+        out->throttled_source = PPW_COST_IN_SITU;
+    }
+}
+
+void ppw_intrusion_compensate(const struct ppw_probe_costs *c, const struct ppw_run_timer *t,
                               double *incl_ns, double *excl_ns)
 {
     /* Why these terms: docs/runtime.md, "Probe-cost calibration and compensation". */
@@ -29,10 +77,12 @@ void ppw_intrusion_add_timer(struct ppw_run_timer *sum, const struct ppw_run_tim
 }
 
 /* A region being summed: its timers field by field (all of them, and those
- * of its outermost calls), and its throttled calls. */
+ * of its outermost calls), and its throttled calls; the compensated times
+ * and probe costs, which each thread's costs weigh, summed as they come. */
 struct region_sum {
     struct ppw_run_timer all, outer;
     uint64_t throttled_calls;
+    double comp_outer_incl, comp_all_incl, comp_all_excl, probe_ns;
     bool seen;
 };
 
@@ -47,26 +97,48 @@ static bool nested_in_itself(const struct ppw_run_timer *t)
 }
 
 /* Sums every thread's timers and throttles by region; sums[i] is the region
- * run->regions[i] (the reader checked that every id is defined). */
-static void sum_regions(const struct ppw_run *run, struct region_sum *sums)
+ * run->regions[i] (the reader checked that every id is defined).  Fills
+ * in->threads. */
+static void sum_regions(const struct ppw_run *run, struct region_sum *sums,
+                        struct ppw_intrusion *in)
 {
     for (size_t i = 0; i < run->thread_count; i++) {
         const struct ppw_run_thread *th = &run->threads[i];
+        struct ppw_intrusion_thread *it = &in->threads[i];
+        it->thread = th;
+        ppw_intrusion_probe_costs(run, th, &it->costs);
+        const struct ppw_probe_costs *c = &it->costs;
         for (size_t j = 0; j < th->timer_count; j++) {
             const struct ppw_run_timer *t = &th->timers[j];
             struct region_sum *s = &sums[ppw_run_find_region(run, t->path[0]) - run->regions];
+            double incl, excl;
+            ppw_intrusion_compensate(c, t, &incl, &excl);
             ppw_intrusion_add_timer(&s->all, t);
-            if (!nested_in_itself(t))
+            s->comp_all_incl += incl;
+            s->comp_all_excl += excl;
+            if (!nested_in_itself(t)) {
                 ppw_intrusion_add_timer(&s->outer, t);
+                s->comp_outer_incl += incl;
+            }
+            s->probe_ns += (double)t->count * c->pair_ns;
+            it->probes += t->count;
+            it->probe_ns += (double)t->count * c->pair_ns;
             s->seen = true;
         }
         for (size_t j = 0; j < th->throttle_count; j++) {
             const struct ppw_run_region *g = ppw_run_find_region(run, th->throttles[j].region);
             struct region_sum *s = &sums[g - run->regions];
-            s->throttled_calls += th->throttles[j].calls_after;
+            uint64_t calls = th->throttles[j].calls_after;
+            s->throttled_calls += calls;
+            s->probe_ns += (double)calls * c->throttled_pair_ns;
+            it->probes += calls;
+            it->probes_throttled += calls;
+            it->probe_ns += (double)calls * c->throttled_pair_ns;
             s->seen = true;
         }
+        in->threads_in_situ += c->source == PPW_COST_IN_SITU;
     }
+    in->nthreads = run->thread_count;
 }
 
 static double clamp(double value, bool *clamped)
@@ -78,7 +150,6 @@ static double clamp(double value, bool *clamped)
 static void fill_region(const struct ppw_run *run, const struct region_sum *s, double ratio,
                         struct ppw_intrusion_region *r)
 {
-    const struct ppw_run_calib *c = &run->calib;
     r->calls = s->all.count + s->throttled_calls;
     r->probes = r->calls;
     r->probes_throttled = s->throttled_calls;
@@ -89,15 +160,11 @@ static void fill_region(const struct ppw_run *run, const struct region_sum *s, d
     r->body_ns = s->all.count ? (double)s->all.incl_sum_ns / (double)s->all.count : 0;
     if (!run->has_calib)
         return;
-    double incl, excl, each, unused;
-    r->probe_ns =
-        (double)s->all.count * c->pair_ns + (double)s->throttled_calls * c->throttled_pair_ns;
-    ppw_intrusion_compensate(c, &s->outer, &incl, &unused);
-    ppw_intrusion_compensate(c, &s->all, &each, &excl);
-    r->comp_incl_ns = clamp(incl, &r->comp_incl_clamped);
-    r->comp_excl_ns = clamp(excl, &r->comp_excl_clamped);
+    r->probe_ns = s->probe_ns;
+    r->comp_incl_ns = clamp(s->comp_outer_incl, &r->comp_incl_clamped);
+    r->comp_excl_ns = clamp(s->comp_all_excl, &r->comp_excl_clamped);
     bool each_clamped;
-    r->body_ns = s->all.count ? clamp(each, &each_clamped) / (double)s->all.count : 0;
+    r->body_ns = s->all.count ? clamp(s->comp_all_incl, &each_clamped) / (double)s->all.count : 0;
     /* Per call, probes against body; a region without timed calls has no
      * known body. */
     r->flagged = s->all.count && r->probe_ns / (double)r->probes >= ratio * r->body_ns;
@@ -114,9 +181,20 @@ static int compare_cost(const void *a, const void *b)
 static int collect_regions(const struct ppw_run *run, struct ppw_intrusion *in, struct ppw_err *err)
 {
     struct region_sum *sums = calloc(run->region_count ? run->region_count : 1, sizeof *sums);
-    if (!sums)
+    in->threads = calloc(run->thread_count ? run->thread_count : 1, sizeof *in->threads);
+    if (!sums || !in->threads) {
+        free(sums);
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    sum_regions(run, sums);
+    }
+    sum_regions(run, sums, in);
+    uint64_t timed = 0;
+    double timed_ns = 0;
+    for (size_t i = 0; i < in->nthreads; i++) {
+        const struct ppw_intrusion_thread *it = &in->threads[i];
+        timed += it->probes - it->probes_throttled;
+        timed_ns += (double)(it->probes - it->probes_throttled) * it->costs.pair_ns;
+    }
+    in->pair_ns = timed ? timed_ns / (double)timed : 0;
     size_t n = 0;
     for (size_t i = 0; i < run->region_count; i++)
         n += sums[i].seen;
@@ -218,8 +296,11 @@ void ppw_intrusion_free(struct ppw_intrusion *in)
     if (!in)
         return;
     free(in->regions);
+    free(in->threads);
     in->regions = NULL;
+    in->threads = NULL;
     in->nregions = 0;
+    in->nthreads = 0;
 }
 
 const char *ppw_intrusion_span_name(enum ppw_intrusion_span span)

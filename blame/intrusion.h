@@ -28,11 +28,37 @@
  * minimum, maximum and flags alone. */
 void ppw_intrusion_add_timer(struct ppw_run_timer *sum, const struct ppw_run_timer *t);
 
-/* Compensated inclusive and exclusive time of a timer (or of timers
- * summed by ppw_intrusion_add_timer: the formulas are linear), before
- * clamping: either may be negative when the calibration overestimates the
+/* Where a thread's probe costs come from. */
+enum ppw_probe_cost_source {
+    PPW_COST_NONE,       /* the run has no calibration: every cost is 0 */
+    PPW_COST_CALIBRATED, /* the CALIB record's, measured at start-up */
+    PPW_COST_IN_SITU,    /* corrected by the thread's own probe windows */
+};
+
+/* Fewer windows of a kind than this and the calibrated cost is used: a
+ * mean over fewer is too easily moved by one cache miss. */
+#define PPW_PROBE_WINDOWS_MIN 50
+
+/* What one probe pair cost on one thread (docs/runtime.md, "In-situ probe
+ * cost"). */
+struct ppw_probe_costs {
+    double pair_ns, inner_ns, throttled_pair_ns;
+    enum ppw_probe_cost_source source;           /* of pair_ns and inner_ns */
+    enum ppw_probe_cost_source throttled_source; /* of throttled_pair_ns */
+    uint64_t windows;                            /* the thread's windows, all kinds */
+};
+
+/* Thread th's probe costs: the calibration's, each corrected by how much
+ * the thread's windows of that kind exceed (or fall short of) the
+ * calibration's when there are PPW_PROBE_WINDOWS_MIN of them. */
+void ppw_intrusion_probe_costs(const struct ppw_run *run, const struct ppw_run_thread *th,
+                               struct ppw_probe_costs *out);
+
+/* Compensated inclusive and exclusive time of a timer (or of timers of one
+ * thread summed by ppw_intrusion_add_timer: the formulas are linear),
+ * before clamping: either may be negative when the costs overestimate the
  * probes. */
-void ppw_intrusion_compensate(const struct ppw_run_calib *calib, const struct ppw_run_timer *t,
+void ppw_intrusion_compensate(const struct ppw_probe_costs *costs, const struct ppw_run_timer *t,
                               double *incl_ns, double *excl_ns);
 
 /* Where ppw_intrusion.run_ns comes from, best first. */
@@ -61,8 +87,9 @@ struct ppw_intrusion_region {
     uint64_t calls;                    /* timed calls + calls counted after throttling */
     uint64_t probes;                   /* probe pairs executed: one per timed or throttled call */
     uint64_t probes_throttled;         /* the throttled ones among them */
-    double probe_ns;                   /* their calibrated cost: timed x pair_ns + throttled x
-                                          throttled_pair_ns (0 uncalibrated) */
+    double probe_ns;                   /* their cost: timed x pair_ns + throttled x
+                                          throttled_pair_ns, with each thread's probe costs
+                                          (0 uncalibrated) */
     double raw_incl_ns, raw_excl_ns;   /* of the timed calls */
     double comp_incl_ns, comp_excl_ns; /* compensated, clamped at 0 (raw when uncalibrated) */
     bool comp_incl_clamped, comp_excl_clamped; /* negative, shown as 0 */
@@ -71,8 +98,20 @@ struct ppw_intrusion_region {
     bool flagged;   /* probe_ns / probes >= flag_ratio x body_ns */
 };
 
+/* One thread's probes. */
+struct ppw_intrusion_thread {
+    const struct ppw_run_thread *thread;
+    struct ppw_probe_costs costs;
+    uint64_t probes, probes_throttled; /* pairs executed */
+    double probe_ns;
+};
+
 struct ppw_intrusion {
     const struct ppw_run *run;
+    struct ppw_intrusion_thread *threads; /* as run->threads */
+    size_t nthreads;
+    size_t threads_in_situ; /* threads whose pair cost is PPW_COST_IN_SITU */
+    double pair_ns;         /* the timed pairs' mean cost over all threads (0: none) */
     double flag_ratio;
     struct ppw_intrusion_region *regions; /* by probe_ns, descending; ties by region id */
     size_t nregions;

@@ -60,6 +60,10 @@ struct ppw_run_config {
 struct ppw_run_calib {
     uint64_t iterations;
     double pair_ns, inner_ns, throttled_pair_ns, clock_ns, handler_ns; /* all finite */
+    /* Since 1.2: the calibration's probe windows (mean ns, finite). */
+    bool has_windows;
+    uint64_t window_period;
+    double window_start_ns, window_end_ns, window_inner_ns, window_throttled_ns, window_clock_ns;
 };
 
 struct ppw_run_module {
@@ -112,6 +116,17 @@ struct ppw_run_timer {
     uint32_t flags; /* enum ppw_timer_flag */
 };
 
+/* A thread's probe windows (struct ppw_rec_probe): sums in ns.  Checked:
+ * every part is at most its whole, and no mean exceeds the window limit. */
+struct ppw_run_probe {
+    uint32_t window_period;
+    uint64_t start_count, start_ns, start_tail_ns;
+    uint64_t end_count, end_ns, end_head_ns;
+    uint64_t throttled_count, throttled_ns;
+    uint64_t interrupted;
+    uint64_t clock_ns; /* clock gaps of the kept windows */
+};
+
 struct ppw_run_throttle {
     uint32_t region; /* a defined region id */
     uint64_t calls_before, mean_ns, calls_after;
@@ -138,6 +153,8 @@ struct ppw_run_thread {
     size_t timer_count;
     struct ppw_run_throttle *throttles;
     size_t throttle_count;
+    bool has_probe; /* the profile file has a PROBE slot (since 1.2) */
+    struct ppw_run_probe probe;
 };
 
 struct ppw_run_note {

@@ -169,7 +169,7 @@ static int read_calib(struct loader *l, const struct rec *r)
     struct ppw_run_calib *c = &l->run->calib;
     if (l->run->has_calib)
         return CORRUPT(l, r->pos, "a second CALIB record");
-    int rc = check_body(l, r, sizeof(T), "CALIB");
+    int rc = check_body(l, r, PPW_REC_CALIB_SIZE_1_0, "CALIB");
     if (rc)
         return rc;
     c->iterations = F64(r->body, T, iterations);
@@ -184,6 +184,22 @@ static int read_calib(struct loader *l, const struct rec *r)
             return CORRUPT(l, r->pos + 16 + 8 * i,
                            "CALIB: probe cost %g is not a finite number of nanoseconds", all[i]);
     l->run->has_calib = true;
+    if (r->body_size < sizeof(T))
+        return 0; /* a 1.0 or 1.1 writer's: no windows */
+    c->window_start_ns = FDBL(r->body, T, window_start_ns);
+    c->window_end_ns = FDBL(r->body, T, window_end_ns);
+    c->window_inner_ns = FDBL(r->body, T, window_inner_ns);
+    c->window_throttled_ns = FDBL(r->body, T, window_throttled_ns);
+    c->window_clock_ns = FDBL(r->body, T, window_clock_ns);
+    c->window_period = F64(r->body, T, window_period);
+    double windows[] = {c->window_start_ns, c->window_end_ns, c->window_inner_ns,
+                        c->window_throttled_ns, c->window_clock_ns};
+    for (size_t i = 0; i < sizeof windows / sizeof windows[0]; i++)
+        if (!isfinite(windows[i]) || windows[i] < 0 || windows[i] > PPW_PROBE_WINDOW_MAX_NS)
+            return CORRUPT(l, r->pos + 8 + offsetof(T, window_start_ns) + 8 * i,
+                           "CALIB: probe window %g is not a number of nanoseconds from 0 to %d",
+                           windows[i], PPW_PROBE_WINDOW_MAX_NS);
+    c->has_windows = c->window_period != 0;
     return 0;
 }
 
@@ -789,6 +805,44 @@ static int read_throttle(struct loader *l, const unsigned char *b, size_t pos,
     return 0;
 }
 
+/* A part that exceeds its whole, or a mean window beyond the limit, is no
+ * measurement. */
+static bool probe_sums_bad(uint64_t count, uint64_t sum, uint64_t part)
+{
+    return part > sum || (count == 0 && sum != 0) || sum / PPW_PROBE_WINDOW_MAX_NS > count;
+}
+
+static int read_probe(struct loader *l, const unsigned char *b, size_t pos,
+                      struct ppw_run_thread *t)
+{
+    typedef struct ppw_rec_probe T;
+    struct ppw_run_probe *w = &t->probe;
+    if (t->has_probe)
+        return CORRUPT(l, pos, "a second PROBE slot");
+    w->window_period = F32(b, T, window_period);
+    w->start_count = F64(b, T, start_count);
+    w->start_ns = F64(b, T, start_ns);
+    w->start_tail_ns = F64(b, T, start_tail_ns);
+    w->end_count = F64(b, T, end_count);
+    w->end_ns = F64(b, T, end_ns);
+    w->end_head_ns = F64(b, T, end_head_ns);
+    w->throttled_count = F64(b, T, throttled_count);
+    w->throttled_ns = F64(b, T, throttled_ns);
+    w->interrupted = F64(b, T, interrupted);
+    w->clock_ns = F64(b, T, clock_ns);
+    uint64_t kept = w->start_count + w->end_count + w->throttled_count;
+    if (probe_sums_bad(w->start_count, w->start_ns, w->start_tail_ns) ||
+        probe_sums_bad(w->end_count, w->end_ns, w->end_head_ns) ||
+        probe_sums_bad(w->throttled_count, w->throttled_ns, 0) ||
+        kept < w->start_count || probe_sums_bad(kept, w->clock_ns, 0))
+        return CORRUPT(l, pos + offsetof(T, start_count),
+                       "PROBE slot: window sums that no clock gives (a part larger than its "
+                       "whole, or a mean over %d ns)",
+                       PPW_PROBE_WINDOW_MAX_NS);
+    t->has_probe = true;
+    return 0;
+}
+
 /* A slot of a known kind must hold its struct. */
 static int check_slot_size(struct loader *l, const struct rfile *f, uint32_t kind)
 {
@@ -799,6 +853,7 @@ static int check_slot_size(struct loader *l, const struct rfile *f, uint32_t kin
     } known[] = {
         {PPW_SLOT_TIMER, sizeof(struct ppw_rec_timer), "TIMER"},
         {PPW_SLOT_THROTTLE, sizeof(struct ppw_rec_throttle), "THROTTLE"},
+        {PPW_SLOT_PROBE, sizeof(struct ppw_rec_probe), "PROBE"},
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].kind == kind && f->slot_size < known[i].size)
@@ -820,6 +875,8 @@ static int each_slot(struct loader *l, const struct rfile *f, size_t *timers, si
             rc = t ? read_timer(l, b, pos, t) : (++*timers, 0);
         else if (!rc && kind == PPW_SLOT_THROTTLE)
             rc = t ? read_throttle(l, b, pos, t) : (++*throttles, 0);
+        else if (!rc && kind == PPW_SLOT_PROBE && t)
+            rc = read_probe(l, b, pos, t);
         if (rc)
             return rc; /* other kinds: a newer minor version's, or unused */
     }

@@ -61,6 +61,14 @@ struct cache_entry {
     uint32_t region; /* 0: empty */
 };
 
+/* The last two child callpaths started under one callpath: a recursion or
+ * a loop alternating between two callees finds its child's slot here
+ * instead of hashing the callpath at every call. */
+struct child_cache {
+    uint32_t region[2]; /* 0: empty */
+    uint32_t slot[2];
+};
+
 struct path_entry {
     uint64_t hash;
     uint32_t slot; /* SLOT_NONE: empty */
@@ -92,9 +100,12 @@ struct ppw_measure_thread {
     uint32_t cache_mask, cache_used;
     struct path_entry *paths; /* callpath hash -> timer slot */
     uint32_t paths_mask, paths_used;
+    struct child_cache *kids; /* by timer slot */
+    uint32_t kids_cap;
     struct profile prof;
     struct ppw_stream *trace;
     int trace_failed;
+    uint32_t probe_slot; /* the PROBE slot's index + 1; 0: none yet */
     uint64_t unwound, unmatched, deep_calls, trace_lost; /* reported at thread end */
 };
 
@@ -381,15 +392,41 @@ static uint32_t find_slot(struct ppw_measure_thread *m, uint32_t region, uint32_
     return slot;
 }
 
-/* The slot of `region` as a child of the top frame, through its cache. */
+/* The slot of `region` as a child of the top frame: the frame's last
+ * child, else its callpath's two last children, else a lookup.  A child's
+ * callpath is the region followed by its parent's, so the parent's slot
+ * determines it. */
 static uint32_t child_slot(struct ppw_measure_thread *m, uint32_t region)
 {
     struct frame *p = &m->stack[m->top];
-    if (p->last_child != region) {
-        p->last_slot = find_slot(m, region, m->top);
-        p->last_child = region;
+    if (p->last_child == region)
+        return p->last_slot;
+    struct child_cache *k = NULL;
+    if (p->slot != SLOT_NONE &&
+        (p->slot < m->kids_cap ||
+         !grow_array((void **)&m->kids, &m->kids_cap, sizeof *m->kids, p->slot, UINT32_MAX)))
+        k = &m->kids[p->slot];
+    uint32_t slot;
+    if (k && k->region[0] == region) {
+        slot = k->slot[0];
+    } else if (k && k->region[1] == region) {
+        slot = k->slot[1];
+        k->region[1] = k->region[0];
+        k->slot[1] = k->slot[0];
+        k->region[0] = region;
+        k->slot[0] = slot;
+    } else {
+        slot = find_slot(m, region, m->top);
+        if (k && slot != SLOT_NONE) {
+            k->region[1] = k->region[0];
+            k->slot[1] = k->slot[0];
+            k->region[0] = region;
+            k->slot[0] = slot;
+        }
     }
-    return p->last_slot;
+    p->last_child = region;
+    p->last_slot = slot;
+    return slot;
 }
 
 static void timer_add(struct ppw_rec_timer *t, const struct frame *f, uint64_t incl, uint64_t excl,
@@ -505,10 +542,12 @@ static void close_top(struct ppw_measure_thread *m, uint64_t now, uint32_t flags
         throttle(m, r, region);
 }
 
-/* 1 when the END is traced.  Reads the clock into *now once it knows the
- * call was timed: a throttled END never reads it. */
-static int on_end(struct ppw_measure_thread *m, struct region_state *r, uint32_t region,
-                  uint64_t *now)
+enum end_result { END_THROTTLED, END_UNMATCHED, END_DEEP, END_CLOSED };
+
+/* Traced unless END_THROTTLED or END_UNMATCHED.  Reads the clock into *now
+ * once it knows the call was timed: a throttled END never reads it. */
+static enum end_result on_end(struct ppw_measure_thread *m, struct region_state *r,
+                              uint32_t region, uint64_t *now)
 {
     /* Open STARTs not on the stack are the innermost calls of their region:
      * throttled ones began after every pushed one, and STARTs go untimed
@@ -521,26 +560,26 @@ static int on_end(struct ppw_measure_thread *m, struct region_state *r, uint32_t
         p->subcalls++;
         p->thr_child++;
         p->thr_desc++;
-        return 0;
+        return END_THROTTLED;
     }
     *now = ppw_now_ns();
     if (r->deep) {
         r->deep--;
-        return 1;
+        return END_DEEP;
     }
     uint32_t k = 0;
     while (k < UNWIND_WINDOW && k < m->top && m->stack[m->top - k].region != region)
         k++;
     if (k == UNWIND_WINDOW || k == m->top) {
         m->unmatched++; /* never started here, or too far down to be a missed END */
-        return 0;
+        return END_UNMATCHED;
     }
     for (; k > 0; k--) {
         close_top(m, *now, PPW_TIMER_UNWOUND);
         m->unwound++;
     }
     close_top(m, *now, 0);
-    return 1;
+    return END_CLOSED;
 }
 
 /* A call of zero time.  1 when traced. */
@@ -619,12 +658,13 @@ static void trace_event(struct ppw_measure_thread *m, uint32_t region, gasp_evtt
         ppw_stream_commit(m->trace);
 }
 
-void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
-                       const char *file, int line, int col, va_list *ap)
+enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
+                                      const char *file, int line, int col, va_list *ap,
+                                      uint64_t *clock_read)
 {
     struct ppw_measure_thread *m = t->measure;
     if (!m)
-        return;
+        return PPW_PROBE_OTHER;
     /* START reads the clock last (only its trace record follows) and END
      * as early as it can, so that little of ppw's own work lands inside
      * the region (inner_ns); a throttled END does not read it at all. */
@@ -646,20 +686,28 @@ void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t ty
         region = resolve(m, tag, funcsig, file, line, col, &desc, &ti);
     struct region_state *r = region ? region_state(m, region) : NULL;
     if (!r)
-        return;
+        return PPW_PROBE_OTHER;
     if (gate)
         r->gate = gate;
     int traced, pushed = 0;
+    enum ppw_probe_kind kind = PPW_PROBE_OTHER;
     switch (type) {
     case GASP_START: {
         enum start_result s = on_start(m, r, region, tag == GASP_C_FUNC ? funcsig : NULL);
         traced = s != START_SKIPPED;
         pushed = s == START_PUSHED;
+        kind = pushed ? PPW_PROBE_START : traced ? PPW_PROBE_OTHER : PPW_PROBE_THROTTLED;
         break;
     }
-    case GASP_END: traced = on_end(m, r, region, &now); break;
+    case GASP_END: {
+        enum end_result e = on_end(m, r, region, &now);
+        traced = e == END_DEEP || e == END_CLOSED;
+        kind = e == END_CLOSED ? PPW_PROBE_END
+                               : e == END_THROTTLED ? PPW_PROBE_THROTTLED : PPW_PROBE_OTHER;
+        break;
+    }
     case GASP_ATOMIC: traced = on_atomic(m, r, region); break;
-    default: return;
+    default: return PPW_PROBE_OTHER;
     }
     if (pushed || (traced && m->trace_on && type != GASP_END))
         now = ppw_now_ns();
@@ -667,6 +715,76 @@ void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t ty
         trace_event(m, region, type, ti, desc, ap, now);
     if (pushed)
         m->stack[m->top].start_ns = now;
+    if (kind == PPW_PROBE_START || kind == PPW_PROBE_END)
+        *clock_read = now;
+    return kind;
+}
+
+/* ---- probe windows (docs/runtime.md, "In-situ probe cost") --------------- */
+
+static struct ppw_rec_probe *probe_slot(struct ppw_measure_thread *m)
+{
+    if (!m->profile_on)
+        return NULL;
+    if (!m->probe_slot) {
+        uint32_t slot;
+        struct ppw_rec_probe *w = slot_new(m, &slot);
+        if (!w)
+            return NULL;
+        *w = (struct ppw_rec_probe){.slot_kind = PPW_SLOT_PROBE,
+                                    .window_period = PPW_PROBE_WINDOW_PERIOD};
+        slot_commit(m);
+        m->probe_slot = slot + 1;
+    }
+    return slot_at(m, m->probe_slot - 1);
+}
+
+void ppw_measure_probe_window(struct ppw_thread *t, enum ppw_probe_kind kind, uint64_t gap_start,
+                              uint64_t entry, uint64_t now, uint64_t exit)
+{
+    struct ppw_measure_thread *m = t->measure;
+    struct ppw_rec_probe *w;
+    if (!m || kind == PPW_PROBE_OTHER || !(w = probe_slot(m)))
+        return;
+    if (exit < entry || entry < gap_start || exit - gap_start > PPW_PROBE_WINDOW_MAX_NS) {
+        w->interrupted++;
+        return;
+    }
+    uint64_t span = exit - entry;
+    w->clock_ns += entry - gap_start;
+    switch (kind) {
+    case PPW_PROBE_START:
+        w->start_count++;
+        w->start_ns += span;
+        w->start_tail_ns += exit - now;
+        break;
+    case PPW_PROBE_END:
+        w->end_count++;
+        w->end_ns += span;
+        w->end_head_ns += now - entry;
+        break;
+    case PPW_PROBE_THROTTLED:
+        w->throttled_count++;
+        w->throttled_ns += span;
+        break;
+    case PPW_PROBE_OTHER: break;
+    }
+}
+
+/* While set (calibration only, on the calibrating thread), every event
+ * gets a window. */
+static int window_every_event;
+
+int32_t ppw_probe_window_next(uint32_t *rng)
+{
+    if (window_every_event)
+        return 1;
+    uint32_t x = *rng ? *rng : (uint32_t)(uintptr_t)rng | 1u;
+    x ^= x << 13; /* xorshift32 */
+    x ^= x >> 17;
+    x ^= x << 5;
+    *rng = x;
+    return PPW_PROBE_WINDOW_PERIOD / 2 + (int32_t)(x % PPW_PROBE_WINDOW_PERIOD);
 }
 
 unsigned int ppw_measure_create_event(const char *name, const char *desc)
@@ -686,6 +804,8 @@ static void state_free(struct ppw_measure_thread *m)
         munmap(m->cache, (m->cache_mask + 1) * sizeof *m->cache);
     if (m->paths)
         munmap(m->paths, (m->paths_mask + 1) * sizeof *m->paths);
+    if (m->kids)
+        munmap(m->kids, m->kids_cap * sizeof *m->kids);
     munmap(m, sizeof *m);
 }
 
@@ -764,6 +884,8 @@ void ppw_measure_thread_abandon(struct ppw_thread *t)
     }
     memset(m->paths, 0xff, (m->paths_mask + 1) * sizeof *m->paths);
     m->paths_used = 0;
+    if (m->kids) /* slot numbers start again in the child's file */
+        memset(m->kids, 0, m->kids_cap * sizeof *m->kids);
     for (uint32_t i = 0; i <= m->top; i++) {
         m->stack[i].slot = SLOT_NONE;
         m->stack[i].last_child = 0;
@@ -776,6 +898,7 @@ void ppw_measure_thread_abandon(struct ppw_thread *t)
     }
     m->trace = NULL;
     m->trace_failed = 0;
+    m->probe_slot = 0;
     m->unwound = m->unmatched = m->deep_calls = m->trace_lost = 0;
 }
 
@@ -783,28 +906,24 @@ void ppw_measure_thread_abandon(struct ppw_thread *t)
 
 #define CALIB_BATCH 500
 #define CALIB_BATCHES 24
+#define CALIB_WINDOW_BATCHES 12
 #define CALIB_REGION 1
 
 static const char calib_sig[] = "ppw probe calibration";
 
-/* The body of gasp_event_notify (gasp.c), on an explicit thread: the same
- * TLS lookup, guard, errno and va_list work around ppw_measure_event. */
-static __attribute__((noinline)) void calib_notify(struct ppw_thread *t, gasp_evttype_t type, ...)
+/* The pass's probe call exactly: the gate test, then an indirect call of
+ * the exported entry point (as through the PLT) with the pass's eight
+ * arguments, so that the calibration pays what a probe in the program
+ * pays outside libppw too. */
+typedef void (*entry_point_fn)(gasp_context_t, unsigned int, gasp_evttype_t, const char *, int,
+                               int, ...);
+static entry_point_fn volatile calib_entry = gasp_event_notify;
+static unsigned char calib_gate = 1;
+
+static __attribute__((noinline)) void calib_probe(gasp_evttype_t type)
 {
-    int saved = errno;
-    (void)ppw_thread_self(); /* what the entry point pays to find t */
-    if (t->in_ppw || !t->measuring)
-        goto out;
-    t->in_ppw = 1;
-    atomic_signal_fence(memory_order_seq_cst);
-    va_list ap;
-    va_start(ap, type);
-    ppw_measure_event(t, GASP_C_FUNC, type, __FILE__, __LINE__, 0, &ap);
-    va_end(ap);
-    atomic_signal_fence(memory_order_seq_cst);
-    t->in_ppw = 0;
-out:
-    errno = saved;
+    if (*(volatile unsigned char *)&calib_gate)
+        calib_entry(NULL, GASP_C_FUNC_GATED, type, __FILE__, __LINE__, 0, calib_sig, &calib_gate);
 }
 
 static double median(double *v, int n)
@@ -818,26 +937,77 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+
+/* One batch of START/END pairs through the entry point. */
+static void probe_batch(void)
+{
+    for (int i = 0; i < CALIB_BATCH; i++) {
+        calib_probe(GASP_START);
+        calib_probe(GASP_END);
+    }
+}
+
 /* Median over batches of the mean cost of a START/END pair, and of the
- * dummy region's mean inclusive time. */
+ * dummy region's mean inclusive time.  The events go through the entry
+ * point on the calling thread with t as its state, windows timed as in
+ * the program, so that their amortized cost is in the pair's. */
 static double time_pairs(struct ppw_thread *t, double *inner)
 {
     struct region_state *r = &t->measure->regions[CALIB_REGION];
     double pair[CALIB_BATCHES], in[CALIB_BATCHES];
+    struct ppw_thread *self = ppw_thread_swap_self(t);
     for (int b = -1; b < CALIB_BATCHES; b++) { /* batch -1 warms up */
         uint64_t sum = r->incl_sum, t0 = ppw_now_ns();
-        for (int i = 0; i < CALIB_BATCH; i++) {
-            calib_notify(t, GASP_START, calib_sig);
-            calib_notify(t, GASP_END, calib_sig);
-        }
+        probe_batch();
         uint64_t t1 = ppw_now_ns();
         if (b >= 0) {
             pair[b] = (double)(t1 - t0) / CALIB_BATCH;
             in[b] = (double)(r->incl_sum - sum) / CALIB_BATCH;
         }
     }
+    ppw_thread_swap_self(self);
     *inner = median(in, CALIB_BATCHES);
     return median(pair, CALIB_BATCHES);
+}
+
+/* The probe windows of the same loop, every event timed: per kind, the
+ * median over batches of a batch's mean window (a mean over a few
+ * hundred windows of the program's own rate would move with one
+ * interrupt). */
+static void time_windows(struct ppw_thread *t, struct ppw_rec_calib *c, int throttled)
+{
+    struct ppw_rec_probe *w = probe_slot(t->measure);
+    if (!w)
+        return;
+    double v[5][CALIB_WINDOW_BATCHES];
+    struct ppw_thread *self = ppw_thread_swap_self(t);
+    window_every_event = 1;
+    for (int b = -1; b < CALIB_WINDOW_BATCHES; b++) {
+        struct ppw_rec_probe a = *w;
+        probe_batch();
+        if (b < 0)
+            continue;
+#define MEAN(sum, n) ((w->n - a.n) ? (double)(w->sum - a.sum) / (double)(w->n - a.n) : 0)
+        uint64_t kept = w->start_count + w->end_count + w->throttled_count -
+                        (a.start_count + a.end_count + a.throttled_count);
+        v[0][b] = MEAN(start_ns, start_count);
+        v[1][b] = MEAN(end_ns, end_count);
+        v[2][b] = MEAN(start_tail_ns, start_count) + MEAN(end_head_ns, end_count);
+        v[3][b] = MEAN(throttled_ns, throttled_count);
+        v[4][b] = kept ? (double)(w->clock_ns - a.clock_ns) / (double)kept : 0;
+#undef MEAN
+    }
+    window_every_event = 0;
+    ppw_thread_swap_self(self);
+    if (throttled) {
+        c->window_throttled_ns = median(v[3], CALIB_WINDOW_BATCHES);
+        return;
+    }
+    c->window_start_ns = median(v[0], CALIB_WINDOW_BATCHES);
+    c->window_end_ns = median(v[1], CALIB_WINDOW_BATCHES);
+    c->window_inner_ns = median(v[2], CALIB_WINDOW_BATCHES);
+    c->window_clock_ns = median(v[4], CALIB_WINDOW_BATCHES);
+    c->window_period = PPW_PROBE_WINDOW_PERIOD;
 }
 
 static double time_clock(void)
@@ -872,8 +1042,10 @@ static int calibrate(struct ppw_rec_calib *c)
     double inner, unused;
     c->pair_ns = time_pairs(t, &inner);
     c->inner_ns = inner < c->pair_ns ? inner : c->pair_ns;
+    time_windows(t, c, 0);
     throttle(m, &m->regions[CALIB_REGION], CALIB_REGION);
     c->throttled_pair_ns = time_pairs(t, &unused);
+    time_windows(t, c, 1);
     c->iterations = (uint64_t)CALIB_BATCH * CALIB_BATCHES;
     rc = 0;
 out:

@@ -23,11 +23,34 @@ void ppw_measure_thread_end(struct ppw_thread *t);
 /* fork() child: drop the inherited profile mapping without writing it. */
 void ppw_measure_thread_abandon(struct ppw_thread *t);
 
+/* What one event did, for its probe window: the window costs of these
+ * kinds are kept apart (struct ppw_rec_probe). */
+enum ppw_probe_kind {
+    PPW_PROBE_OTHER,     /* not a probe of a timed or throttled call */
+    PPW_PROBE_START,     /* pushed a timed call */
+    PPW_PROBE_END,       /* closed a timed call */
+    PPW_PROBE_THROTTLED, /* START or END of a throttled region */
+};
+
 /* One GASP event on thread t (the entry points have set the guard and
  * saved errno).  ap holds the event's varargs; may be NULL when there are
- * none. */
-void ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
-                       const char *file, int line, int col, va_list *ap);
+ * none.  *now is set to the clock read the event's timing used (START,
+ * END), else left alone. */
+enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
+                                      const char *file, int line, int col, va_list *ap,
+                                      uint64_t *now);
+
+/* Probe windows (docs/runtime.md, "In-situ probe cost"): an entry point
+ * times about one event in PPW_PROBE_WINDOW_PERIOD: two clock reads back
+ * to back first thing (gap_start, entry), one last (exit); it reports the
+ * window here, after leaving libppw's guard.  now is the event's own
+ * clock read.  Kept in the thread's profile file. */
+#define PPW_PROBE_WINDOW_PERIOD 64
+void ppw_measure_probe_window(struct ppw_thread *t, enum ppw_probe_kind kind, uint64_t gap_start,
+                              uint64_t entry, uint64_t now, uint64_t exit);
+/* Events until the next timed window: uniform in [PERIOD/2, 3*PERIOD/2),
+ * so that no loop's period aliases with it.  *rng is per-thread state. */
+int32_t ppw_probe_window_next(uint32_t *rng);
 
 /* gasp_create_event: a new user event id in [GASP_PPW_USEREVT_START,
  * GASP_PPW_USEREVT_END], or 0 when they are exhausted. */

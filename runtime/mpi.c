@@ -378,7 +378,8 @@ static void record(unsigned int tag, gasp_evttype_t type, ...)
     if (t && t->measuring) {
         va_list ap;
         va_start(ap, type);
-        ppw_measure_event(t, tag, type, NULL, 0, 0, &ap);
+        uint64_t unused;
+        ppw_measure_event(t, tag, type, NULL, 0, 0, &ap, &unused);
         va_end(ap);
     }
     guard_leave(t);

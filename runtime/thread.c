@@ -29,6 +29,13 @@ struct ppw_thread *ppw_thread_self(void)
     return self;
 }
 
+struct ppw_thread *ppw_thread_swap_self(struct ppw_thread *t)
+{
+    struct ppw_thread *previous = self;
+    self = t;
+    return previous;
+}
+
 uint32_t ppw_thread_count(void)
 {
     return __atomic_load_n(&next_index, __ATOMIC_RELAXED);

@@ -66,6 +66,11 @@ struct ppw_thread {
 /* The calling thread's state, or NULL before set-up / after teardown. */
 PPW_SIGSAFE struct ppw_thread *ppw_thread_self(void);
 
+/* Makes t the calling thread's state and returns the previous one: only
+ * for the probe calibration, which sends events through the real entry
+ * points on a scratch state. */
+struct ppw_thread *ppw_thread_swap_self(struct ppw_thread *t);
+
 /* Sets up the calling thread: state, files, sampling, measurement, and its
  * PPW_RUN_THREAD record.  parent UINT32_MAX and tag 0 for main. */
 struct ppw_thread *ppw_thread_begin(uint32_t parent, uint32_t root_tag, uint64_t start_routine);

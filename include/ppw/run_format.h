@@ -30,7 +30,7 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 1 /* 1.1: PPW_RUN_MPI */
+#define PPW_RUN_MINOR 2 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot) */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -160,7 +160,16 @@ struct ppw_rec_calib {
     double throttled_pair_ns; /* cost of a START+END pair of a throttled region */
     double clock_ns;         /* one clock read */
     double handler_ns;       /* one sample: signal delivery, walk and record (0 if not measured) */
+    /* Since 1.2: the same probes' windows, timed as in the run (struct
+     * ppw_rec_probe): means in ns, 0 with no window of that kind. */
+    double window_start_ns;     /* a timed START, entry to exit */
+    double window_end_ns;       /* a timed END, entry to exit */
+    double window_inner_ns;     /* a timed START's tail after its clock read + an END's head */
+    double window_throttled_ns; /* a throttled START or END */
+    double window_clock_ns;     /* two clock reads back to back, at a window's start */
+    uint64_t window_period;     /* one event in this many is timed, on average; 0: none */
 };
+#define PPW_REC_CALIB_SIZE_1_0 48
 
 enum ppw_module_flag {
     PPW_MODULE_EXE = 1u << 0,     /* the main executable */
@@ -298,6 +307,7 @@ struct ppw_rec_trace {
 enum ppw_slot_kind {
     PPW_SLOT_TIMER = 1,    /* struct ppw_rec_timer */
     PPW_SLOT_THROTTLE = 2, /* struct ppw_rec_throttle */
+    PPW_SLOT_PROBE = 3,    /* struct ppw_rec_probe (since 1.2) */
 };
 
 enum ppw_timer_flag {
@@ -334,11 +344,32 @@ struct ppw_rec_throttle {
     uint64_t calls_after;  /* calls made since, counted but not timed */
 };
 
+/* Probe windows of one thread: about one GASP event in window_period is
+ * timed from its entry point's first instruction to its last, so that
+ * ppw-blame can correct the calibrated probe costs by what probes really
+ * cost in the run (docs/runtime.md, "In-situ probe cost").  At most one
+ * per profile file, updated in place.  Sums in ns. */
+struct ppw_rec_probe {
+    uint32_t slot_kind; /* PPW_SLOT_PROBE */
+    uint32_t window_period;
+    uint64_t start_count, start_ns; /* timed STARTs (a call pushed) */
+    uint64_t start_tail_ns;         /* their part after their clock read */
+    uint64_t end_count, end_ns;     /* timed ENDs (a call closed) */
+    uint64_t end_head_ns;           /* their part before their clock read */
+    uint64_t throttled_count, throttled_ns; /* STARTs and ENDs of throttled regions */
+    uint64_t interrupted;           /* windows left out: longer than PPW_PROBE_WINDOW_MAX_NS */
+    uint64_t clock_ns; /* the kept windows' clock gaps: a window starts with two clock reads
+                          back to back, whose difference is what one read costs just then */
+};
+#define PPW_PROBE_WINDOW_MAX_NS 10000 /* a window this long was preempted or signalled */
+
 #define PPW_PROFILE_SLOT_SIZE 160
 
 _Static_assert(sizeof(struct ppw_file_header) == PPW_RUN_HEADER_SIZE, "header size");
 _Static_assert(sizeof(struct ppw_rec_timer) <= PPW_PROFILE_SLOT_SIZE, "timer slot");
 _Static_assert(sizeof(struct ppw_rec_throttle) <= PPW_PROFILE_SLOT_SIZE, "throttle slot");
+_Static_assert(sizeof(struct ppw_rec_probe) == 88, "probe slot");
+_Static_assert(sizeof(struct ppw_rec_calib) == 96, "calibration record");
 _Static_assert(sizeof(struct ppw_rec_stack) == 8, "stack record");
 _Static_assert(sizeof(struct ppw_rec_sample) == 24, "sample record");
 _Static_assert(sizeof(struct ppw_rec_spawn) == 24, "spawn record");

@@ -27,7 +27,7 @@ int stub_ensure_calls;
 struct ppw_thread *stub_ensure_sets;
 int stub_dirfd = -1;
 int stub_fake_clock;
-uint64_t stub_clock;
+uint64_t stub_clock, stub_clock_step;
 int stub_reserve_budget = -1;
 struct stub_record stub_records[STUB_MAX_RECORDS];
 int stub_nrecords;
@@ -39,6 +39,13 @@ static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
 struct ppw_thread *ppw_thread_self(void)
 {
     return stub_self;
+}
+
+struct ppw_thread *ppw_thread_swap_self(struct ppw_thread *t)
+{
+    struct ppw_thread *previous = stub_self;
+    stub_self = t;
+    return previous;
 }
 
 void ppw_lifecycle_ensure(void)
@@ -55,8 +62,11 @@ int ppw_output_dirfd(void)
 
 uint64_t ppw_now_ns(void)
 {
-    if (stub_fake_clock)
-        return stub_clock;
+    if (stub_fake_clock) {
+        uint64_t now = stub_clock;
+        stub_clock += stub_clock_step;
+        return now;
+    }
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;

@@ -16,9 +16,10 @@ extern int stub_ensure_calls;
 extern struct ppw_thread *stub_ensure_sets;
 /* ppw_output_dirfd() */
 extern int stub_dirfd;
-/* ppw_now_ns(): stub_clock while stub_fake_clock, else CLOCK_MONOTONIC. */
+/* ppw_now_ns(): stub_clock while stub_fake_clock (advanced by
+ * stub_clock_step at every read), else CLOCK_MONOTONIC. */
 extern int stub_fake_clock;
-extern uint64_t stub_clock;
+extern uint64_t stub_clock, stub_clock_step;
 /* ppw_file_reserve(): fails with -ENOSPC once this many calls succeeded
  * (-1: never). */
 extern int stub_reserve_budget;
@@ -27,7 +28,7 @@ extern int stub_reserve_budget;
 struct stub_record {
     uint32_t kind;
     uint32_t fixed_size;
-    _Alignas(8) uint8_t fixed[64];
+    _Alignas(8) uint8_t fixed[128];
     int nstrings;
     char strings[2][256];
 };

@@ -174,6 +174,16 @@ static int count_kind(const struct profile *p, uint32_t kind)
     return n;
 }
 
+static const struct ppw_rec_probe *probe_of(const struct profile *p)
+{
+    for (uint32_t i = 0; i < p->nslots; i++) {
+        const struct ppw_rec_probe *w = slot(p, i);
+        if (w->slot_kind == PPW_SLOT_PROBE)
+            return w;
+    }
+    return NULL;
+}
+
 static const struct ppw_rec_throttle *throttle_of(const struct profile *p, uint32_t region)
 {
     for (uint32_t i = 0; i < p->nslots; i++) {
@@ -212,7 +222,8 @@ static void test_counts(void)
     CHECK_INT(p.h->slot_size, PPW_PROFILE_SLOT_SIZE);
     CHECK(p.h->flags & PPW_FILE_CLOSED);
     CHECK_INT(p.size, PPW_RUN_HEADER_SIZE + p.h->committed);
-    CHECK_INT(p.nslots, 1);
+    CHECK_INT(count_kind(&p, PPW_SLOT_TIMER), 1);
+    CHECK_INT(count_kind(&p, PPW_SLOT_PROBE), 1);
     const struct ppw_rec_timer *t = TIMER(&p, a);
     CHECK(t != NULL);
     if (t) {
@@ -364,7 +375,7 @@ static void test_recursion(void)
     recurse(5);
     end();
     CHECK_INT(load(T->index, &p), 0);
-    CHECK_INT(p.nslots, 1);
+    CHECK_INT(count_kind(&p, PPW_SLOT_TIMER), 1);
     const struct ppw_rec_timer *t = TIMER(&p, f);
     CHECK(t && t->count == 5 && t->subcalls == 4 && t->excl_sum_ns == 50);
     CHECK(t && t->incl_sum_ns == 50 + 40 + 30 + 20 + 10);
@@ -781,8 +792,9 @@ static void test_profile_failure(void)
     stub_reserve_budget = -1;
     CHECK_INT(notes_with(notes, "profile incomplete: cannot grow"), 1);
     CHECK_INT(load(T->index, &p), 0);
-    CHECK_INT(p.nslots, 256);
-    const struct ppw_rec_timer *t = TIMER(&p, region_id("pf_255"));
+    CHECK_INT(p.nslots, 256); /* 255 timers and the probe windows */
+    CHECK_INT(count_kind(&p, PPW_SLOT_TIMER), 255);
+    const struct ppw_rec_timer *t = TIMER(&p, region_id("pf_0"));
     CHECK(t && t->count == 1);
     free(p.data);
 }
@@ -801,7 +813,7 @@ static void test_growth(void)
     end();
     struct profile p;
     CHECK_INT(load(T->index, &p), 0);
-    CHECK_INT(p.nslots, 1001);
+    CHECK_INT(count_kind(&p, PPW_SLOT_TIMER), 1001);
     uint32_t root = region_id("gr_root");
     int good = 0;
     for (int i = 0; i < 1000; i++) {
@@ -935,7 +947,7 @@ static void test_threads(void)
         ppw_measure_thread_end(ts[i]);
         struct profile p;
         CHECK_INT(load(ts[i]->index, &p), 0);
-        CHECK_INT(p.nslots, 50);
+        CHECK_INT(count_kind(&p, PPW_SLOT_TIMER), 50);
         int good = 0;
         for (int r = 0; r < 50; r++) {
             const struct ppw_rec_timer *t = TIMER(&p, region_id(mt_names[r]));
@@ -944,6 +956,49 @@ static void test_threads(void)
         CHECK_INT(good, 50);
         free(p.data);
     }
+}
+
+/* Probe windows, on a clock that advances 10 ns at every read: a timed
+ * START or END reads it four times (the gap's first read, entry, its own
+ * read, exit), so its window is 20 ns with 10 on each side of its own
+ * read; a throttled one reads it three times. */
+static void test_probe_windows(void)
+{
+    begin(PPW_MODE_PROFILE, PPW_CALLPATH_MAX, 100, 1000000);
+    stub_clock_step = 10;
+    for (int i = 0; i < 100; i++) /* timed, then pw_a is throttled */
+        call("pw_a", 0);
+    for (int i = 0; i < 6400; i++) {
+        call("pw_b", 0); /* throttled after 100 calls too */
+        call("pw_a", 0);
+    }
+    stub_clock_step = 20000; /* every window looks preempted */
+    for (int i = 0; i < 640; i++)
+        call("pw_a", 0);
+    stub_clock_step = 0;
+    end();
+    struct profile p;
+    CHECK_INT(load(T->index, &p), 0);
+    CHECK_INT(count_kind(&p, PPW_SLOT_PROBE), 1);
+    const struct ppw_rec_probe *w = probe_of(&p);
+    CHECK(w != NULL);
+    if (w) {
+        CHECK_INT(w->window_period, PPW_PROBE_WINDOW_PERIOD);
+        /* 200 timed pairs, 25400 + 1280 throttled events: one in 32 to 96
+         * of them timed */
+        uint64_t timed = w->start_count + w->end_count;
+        CHECK(timed >= 400 / 96 && timed <= 400 / 32 + 1);
+        CHECK_INT(w->start_ns, 20 * w->start_count);
+        CHECK_INT(w->start_tail_ns, 10 * w->start_count);
+        CHECK_INT(w->end_ns, 20 * w->end_count);
+        CHECK_INT(w->end_head_ns, 10 * w->end_count);
+        CHECK(w->throttled_count >= 25600 / 96 && w->throttled_count <= 25600 / 32 + 1);
+        CHECK_INT(w->throttled_ns, 10 * w->throttled_count);
+        /* every window starts with two reads 10 ns apart */
+        CHECK_INT(w->clock_ns, 10 * (w->start_count + w->end_count + w->throttled_count));
+        CHECK(w->interrupted >= 1280 / 96 && w->interrupted <= 1280 / 32 + 1);
+    }
+    free(p.data);
 }
 
 static void test_calibration(void)
@@ -977,10 +1032,19 @@ static void test_calibration(void)
         CHECK(isfinite(cb->inner_ns) && cb->inner_ns > 0 && cb->inner_ns <= cb->pair_ns);
         CHECK(isfinite(cb->throttled_pair_ns) && cb->throttled_pair_ns > 0);
         CHECK(isfinite(cb->clock_ns) && cb->clock_ns > 0);
+        /* windows were timed as in a program: every kind seen */
+        CHECK_INT(cb->window_period, PPW_PROBE_WINDOW_PERIOD);
+        CHECK(cb->window_start_ns > 0 && cb->window_end_ns > 0 && cb->window_inner_ns > 0 &&
+              cb->window_throttled_ns > 0);
+        CHECK(cb->window_inner_ns < cb->window_start_ns + cb->window_end_ns);
+        CHECK(cb->window_clock_ns > 0 && cb->window_clock_ns < cb->window_start_ns);
         printf("  calibration (%s): pair %.1f ns, inner %.1f ns, throttled pair %.1f ns, "
-               "clock %.1f ns, %llu pairs\n",
+               "clock %.1f ns, %llu pairs; windows start %.1f end %.1f inner %.1f throttled "
+               "%.1f gap %.1f ns\n",
                k ? "profile+trace" : "profile", cb->pair_ns, cb->inner_ns, cb->throttled_pair_ns,
-               cb->clock_ns, (unsigned long long)cb->iterations);
+               cb->clock_ns, (unsigned long long)cb->iterations, cb->window_start_ns,
+               cb->window_end_ns, cb->window_inner_ns, cb->window_throttled_ns,
+               cb->window_clock_ns);
     }
 }
 
@@ -1015,6 +1079,7 @@ int main(void)
     RUN(test_abandon);
     RUN(test_fork_child);
     RUN(test_threads);
+    RUN(test_probe_windows);
     RUN(test_calibration);
     RUN(test_user_exhaustion);
 

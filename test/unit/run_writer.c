@@ -254,7 +254,18 @@ static void build_run_file(struct sample_run *sr, unsigned flags)
     struct ppw_rec_config config = {PPW_MODE_PROFILE | PPW_MODE_TRACE | PPW_MODE_SAMPLE, 2, 100000,
                                     1000};
     rf_record(f, PPW_RUN_CONFIG, &config, sizeof config, NULL, 0, NULL);
-    struct ppw_rec_calib calib = {1000, 100.0, 30.0, 10.0, 20.0, 1500.0};
+    struct ppw_rec_calib calib = {.iterations = 1000,
+                                  .pair_ns = 100.0,
+                                  .inner_ns = 30.0,
+                                  .throttled_pair_ns = 10.0,
+                                  .clock_ns = 20.0,
+                                  .handler_ns = 1500.0,
+                                  .window_start_ns = 40.0,
+                                  .window_end_ns = 50.0,
+                                  .window_inner_ns = 25.0,
+                                  .window_throttled_ns = 5.0,
+                                  .window_clock_ns = 20.0,
+                                  .window_period = 64};
     rf_record(f, PPW_RUN_CALIB, &calib, sizeof calib, NULL, 0, NULL);
     rf_module(f, PPW_RUN_MODULE, &sr->exe, PPW_MODULE_EXE);
     rf_module(f, PPW_RUN_MODULE, &sr->libc, 0);
@@ -356,9 +367,15 @@ static void put_timer(struct run_file *f, uint32_t depth, uint32_t region, uint3
  *                            excl  200000 - 1000*70 - 100*10 - 1*30     = 128970
  *   work <- main   thread 0: incl  800000 - 1000*100 - 1000*30          = 670000
  *                            excl  700000 - 1000*70 - 1000*30           = 600000
- *   work           thread 1: incl = excl = 400000 - 500*30              = 385000
+ *   work           thread 1: incl = excl = 400000 - 500*40              = 380000
  *   malloc <- work both, merged (30 calls): 220 - 30*30 < 0, clamped to 0 (twice)
- * Thread 1 throttled work after 500 calls (mean 800 ns), 52000 calls since. */
+ * Thread 1 throttled work after 500 calls (mean 800 ns), 52000 calls since.
+ * Thread 1's probe windows are 10 ns longer than the calibration's (START
+ * 50, END 60 against 40 and 50; inner parts 20 + 25 against 25), of which
+ * 5 are its slower clock (gaps of 25 ns against 20): its pair costs
+ * 100 + 5 + 5 = 110 ns and its inner part 30 + (45 - 50) - (25 - 40) = 40
+ * (in situ); too few throttled windows leave its throttled pair at 10.
+ * Thread 0 has no windows. */
 static void build_profiles(struct sample_run *sr, unsigned flags)
 {
     const uint64_t main_t[] = {1,
@@ -384,6 +401,19 @@ static void build_profiles(struct sample_run *sr, unsigned flags)
     put_timer(&sr->profile[1], 2, 3, 2, malloc1, 1200);
     struct ppw_rec_throttle th = {PPW_SLOT_THROTTLE, 2, 500, 800, 52000};
     rf_slot(&sr->profile[1], &th, sizeof th);
+    struct ppw_rec_probe w = {.slot_kind = PPW_SLOT_PROBE,
+                              .window_period = 64,
+                              .start_count = 64,
+                              .start_ns = 64 * 50,
+                              .start_tail_ns = 64 * 20,
+                              .end_count = 64,
+                              .end_ns = 64 * 60,
+                              .end_head_ns = 64 * 25,
+                              .throttled_count = 3,
+                              .throttled_ns = 3 * 30,
+                              .interrupted = 1,
+                              .clock_ns = 131 * 25};
+    rf_slot(&sr->profile[1], &w, sizeof w);
 }
 
 static int find_addrs(struct sample_run *sr)

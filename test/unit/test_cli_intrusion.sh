@@ -16,7 +16,8 @@ rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 
 # ---- JSON: shape and the hand-computed numbers ----
 expect_status 0 "$PPW_BLAME" intrusion runs/calibrated --format json
-check keys 'keys_unsorted == ["dir", "pid", "finished", "calibrated", "calibration", "flag_ratio",
+check keys 'keys_unsorted == ["dir", "pid", "finished", "calibrated", "calibration", "probe_costs",
+    "flag_ratio",
     "run_ns", "run_span", "cpu_ns", "threads", "probes", "probes_throttled", "probe_ns",
     "samples", "sampler_ns", "sampler_cost", "total_ns", "share_of_cpu", "share_of_run",
     "flagged", "regions_total", "regions"]
@@ -25,6 +26,9 @@ check keys 'keys_unsorted == ["dir", "pid", "finished", "calibrated", "calibrati
     "comp_excl_ns", "probe_per_call_ns", "body_per_call_ns", "comp_incl_clamped",
     "comp_excl_clamped", "flagged"])'
 check totals '.calibrated and .calibration.pair_ns == 100 and .calibration.handler_ns == 1500
+    and .probe_costs.pair_ns == 100 and .probe_costs.in_situ_threads == 0
+    and ([.probe_costs.threads[] | [.thread, .source, .pair_ns, .probes, .windows]]
+         == [[0, "calibrated", 100, 3001, 0], [1, "calibrated", 100, 6010, 0]])
     and .flag_ratio == 0.5 and .run_ns == 2000000 and .run_span == "finish"
     and .cpu_ns == 2000000 and .threads == 2 and .probes == 9011 and .probes_throttled == 5000
     and .probe_ns == 451100 and .samples == 5 and .sampler_ns == 12000

@@ -30,12 +30,14 @@ one_error_line() {
 expect_status 0 "$PPW_BLAME" dump ppw-prog-4242 --format json
 check top 'keys_unsorted == ["dir", "format", "build_id", "pid", "finished", "run", "threads",
                              "spawns", "samples", "trace"]
-           and .dir == "ppw-prog-4242" and .format == "1.1" and .pid == 4242 and .finished
+           and .dir == "ppw-prog-4242" and .format == "1.2" and .pid == 4242 and .finished
            and (.build_id | length) == 40'
 check run '.run | keys_unsorted == ["info", "argv", "env", "metric", "config", "calibration", "mpi",
                                      "finish", "modules", "regions", "notes"]
            and .argv == ["./prog", "--size", "10"] and .metric.source == "posix-cpu-timer"
            and .metric.reason == "PAPI not available" and .calibration.pair_ns == 100
+           and .calibration.windows == {"period": 64, "start_ns": 40, "end_ns": 50,
+                                        "inner_ns": 25, "throttled_ns": 5, "clock_ns": 20}
            and .config.modes == ["profile", "trace", "sample"]
            and ([.modules[] | keys_unsorted == ["path", "load_bias", "lo", "hi", "build_id",
                   "flags", "unloaded", "symbols", "symbols_file", "symbols_error"]] | all)
@@ -52,7 +54,12 @@ check threads '[.threads[].index] == [0, 1]
                 and (.at_exit | not) and .files.samples.closed and .handler_ns == 12345)
            and (.threads[1] | .parent == 0 and .root_tag == 1 and .at_exit
                 and .start_function == "run_fixture_worker" and .dropped.not_ready == 2
-                and .stacks == 3 and .samples == 3 and .timers == 2 and .throttles == 1)'
+                and .stacks == 3 and .samples == 3 and .timers == 2 and .throttles == 1
+                and .probe_windows == {"period": 64, "start_count": 64, "start_ns": 3200,
+                    "start_tail_ns": 1280, "end_count": 64, "end_ns": 3840, "end_head_ns": 1600,
+                    "throttled_count": 3, "throttled_ns": 90, "interrupted": 1,
+                    "clock_ns": 3275})
+           and .threads[0].probe_windows == null'
 check spawns '[.spawns[] | [.tag, .parent_tag, .kind, .creator, .chain]]
               == [[1, 0, "pthread", 0, [1]], [2, 1, "omp-parallel", 1, [2, 1]],
                   [3, 2, "omp-task", 1, [3, 2, 1]], [4, 0, "pthread", 1, [4, 1]]]
@@ -122,16 +129,18 @@ ok dump_text
 # ---- profile: compensated times, computed by hand in run_writer.c ----
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242 --format json
 check profile_header 'keys_unsorted == ["dir", "pid", "thread", "finished", "unended_threads",
-        "running_at_exit", "metric", "calibration", "sort", "clamped", "rows", "throttled"]
+        "running_at_exit", "metric", "calibration", "probe_costs", "sort", "clamped", "rows",
+        "throttled"]
     and .thread == null and .finished and .unended_threads == [] and .running_at_exit == [1]
     and .clamped == 2
     and .calibration == {"pair_ns": 100, "inner_ns": 30, "throttled_pair_ns": 10,
-                         "iterations": 1000}'
+                         "iterations": 1000}
+    and .probe_costs == {"threads": 2, "in_situ": 1, "pair_ns_min": 100, "pair_ns_max": 110}'
 check profile_rows '[.rows[] | [(.callpath | join(" <- ")), .calls, .comp_incl_ns, .comp_excl_ns,
                                .comp_incl_clamped, .comp_excl_clamped]]
     == [["main", 1, 794970, 128970, false, false],
         ["work <- main", 1000, 670000, 600000, false, false],
-        ["work", 500, 385000, 385000, false, false],
+        ["work", 500, 380000, 380000, false, false],
         ["malloc <- work", 30, 0, 0, true, true]]'
 check profile_raw '.rows[3] | .calls_recorded == 30 and .incl_min_ns == 3 and .incl_max_ns == 20
     and .incl_total_ns == 220 and .excl_total_ns == 220 and .kind == "callsite"
@@ -143,7 +152,7 @@ check profile_throttled '.throttled == [{"region": 2, "name": "work", "calls_bef
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242 --format json --sort calls
 check sort_calls '[.rows[].calls] == [1000, 500, 30, 1] and .sort == "calls"'
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242 --format json --sort excl
-check sort_excl '[.rows[].comp_excl_ns] == [600000, 385000, 128970, 0]'
+check sort_excl '[.rows[].comp_excl_ns] == [600000, 380000, 128970, 0]'
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242 --format json --thread 1
 check thread '.thread == 1 and [.rows[] | [.callpath, .calls, .calls_recorded, .calls_throttled]]
     == [[["work"], 52500, 500, 52000], [["malloc", "work"], 10, 10, 0]]

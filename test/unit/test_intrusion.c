@@ -101,8 +101,15 @@ static void build_run_file(struct run_file *f, unsigned variant)
     const char *info_strings[] = {"testhost", "/nonexistent/intr", "/tmp", NULL};
     rf_record(f, PPW_RUN_INFO, &info, sizeof info, NULL, 0, info_strings);
     if (!(variant & NO_CALIB)) {
-        struct ppw_rec_calib calib = {1000, 100.0, 30.0, 10.0, 20.0, 1500.0};
-        rf_record(f, PPW_RUN_CALIB, &calib, sizeof calib, NULL, 0, NULL);
+        /* A 1.0 CALIB, without the probe windows of 1.2: the calibrated
+         * costs are used as they are. */
+        struct ppw_rec_calib calib = {.iterations = 1000,
+                                      .pair_ns = 100.0,
+                                      .inner_ns = 30.0,
+                                      .throttled_pair_ns = 10.0,
+                                      .clock_ns = 20.0,
+                                      .handler_ns = 1500.0};
+        rf_record(f, PPW_RUN_CALIB, &calib, PPW_REC_CALIB_SIZE_1_0, NULL, 0, NULL);
     }
     put_region(f, 1, PPW_REGION_FUNCTION, "main");
     put_region(f, 2, PPW_REGION_FUNCTION, "work");
@@ -384,7 +391,7 @@ static void test_recursion(void)
 /* The formula ppw-blame profile uses, on one timer, unclamped. */
 static void test_compensate(void)
 {
-    struct ppw_run_calib c = {1000, 100, 30, 10, 20, 1500};
+    struct ppw_probe_costs c = {.pair_ns = 100, .inner_ns = 30, .throttled_pair_ns = 10};
     struct ppw_run_timer t = {.count = 10,
                               .incl_sum_ns = 200,
                               .excl_sum_ns = 5000,
@@ -396,6 +403,102 @@ static void test_compensate(void)
     ppw_intrusion_compensate(&c, &t, &incl, &excl);
     CHECK_NEAR(incl, 200 - 100 - 20 - 300);
     CHECK_NEAR(excl, 5000 - 3 * 70 - 40 - 300);
+}
+
+/* In-situ probe costs: the calibrated ones moved by how far the thread's
+ * mean windows are from the calibration's, kind by kind, and only with
+ * enough windows. */
+static void test_probe_costs(void)
+{
+    struct ppw_run run = {.has_calib = true,
+                          .calib = {.pair_ns = 100,
+                                    .inner_ns = 30,
+                                    .throttled_pair_ns = 10,
+                                    .has_windows = true,
+                                    .window_period = 64,
+                                    .window_start_ns = 60,
+                                    .window_end_ns = 70,
+                                    .window_inner_ns = 50,
+                                    .window_throttled_ns = 20,
+                                    .window_clock_ns = 20}};
+    /* START windows 15 ns longer, END 25 ns longer, inner parts 8 ns
+     * longer, with the same clock */
+    struct ppw_run_thread th = {.has_probe = true,
+                                .probe = {.window_period = 64,
+                                          .start_count = 100,
+                                          .start_ns = 100 * 75,
+                                          .start_tail_ns = 100 * 30,
+                                          .end_count = 50,
+                                          .end_ns = 50 * 95,
+                                          .end_head_ns = 50 * 28,
+                                          .throttled_count = 49,
+                                          .throttled_ns = 49 * 40,
+                                          .clock_ns = 199 * 20}};
+    struct ppw_probe_costs c;
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_IN_SITU);
+    CHECK_NEAR(c.pair_ns, 140);
+    CHECK_NEAR(c.inner_ns, 38);
+    CHECK_INT(c.throttled_source, PPW_COST_CALIBRATED); /* 49 windows: too few */
+    CHECK_NEAR(c.throttled_pair_ns, 10);
+    CHECK_INT(c.windows, 199);
+
+    th.probe.throttled_count = 50; /* 20 ns longer each, 40 a pair */
+    th.probe.throttled_ns = 50 * 40;
+    th.probe.end_count = 49; /* too few ENDs: the pair stays calibrated */
+    th.probe.end_ns = 49 * 95;
+    th.probe.end_head_ns = 49 * 28;
+    th.probe.clock_ns = 199 * 20;
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_CALIBRATED);
+    CHECK_NEAR(c.pair_ns, 100);
+    CHECK_NEAR(c.inner_ns, 30);
+    CHECK_INT(c.throttled_source, PPW_COST_IN_SITU);
+    CHECK_NEAR(c.throttled_pair_ns, 50);
+
+    /* clock gaps 6 ns longer than the calibration's, and windows longer by
+     * just the reads' share (one read a window, two for the inner parts):
+     * the same costs as calibrated */
+    th.probe = (struct ppw_run_probe){.start_count = 50,
+                                      .start_ns = 50 * 66,
+                                      .start_tail_ns = 50 * 30,
+                                      .end_count = 50,
+                                      .end_ns = 50 * 76,
+                                      .end_head_ns = 50 * 32,
+                                      .clock_ns = 100 * 26};
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_IN_SITU);
+    CHECK_NEAR(c.pair_ns, 100);
+    CHECK_NEAR(c.inner_ns, 30);
+
+    /* faster than calibrated: costs shrink, never below 0; inner <= pair */
+    th.probe = (struct ppw_run_probe){.start_count = 100,
+                                      .start_ns = 100 * 10,
+                                      .start_tail_ns = 100 * 10,
+                                      .end_count = 100,
+                                      .end_ns = 100 * 10,
+                                      .end_head_ns = 100 * 10,
+                                      .clock_ns = 200 * 10};
+    run.calib.pair_ns = 50; /* 50 + (0 - 40) + (0 - 50) < 0 */
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_IN_SITU);
+    CHECK_NEAR(c.pair_ns, 0);
+    CHECK_NEAR(c.inner_ns, 0); /* 30 + (0 - 10) = 20, but no more than the pair */
+    run.calib.pair_ns = 100;
+
+    /* a 1.0 calibration (no windows), or a thread without them */
+    run.calib.has_windows = false;
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_CALIBRATED);
+    CHECK_NEAR(c.pair_ns, 100);
+    run.calib.has_windows = true;
+    th.has_probe = false;
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_CALIBRATED);
+    run.has_calib = false;
+    ppw_intrusion_probe_costs(&run, &th, &c);
+    CHECK_INT(c.source, PPW_COST_NONE);
+    CHECK_NEAR(c.pair_ns, 0);
 }
 
 int main(int argc, char **argv)
@@ -422,5 +525,6 @@ int main(int argc, char **argv)
     RUN(test_sampler_and_span);
     RUN(test_recursion);
     RUN(test_compensate);
+    RUN(test_probe_costs);
     return harness_exit();
 }

@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <elf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -960,6 +961,38 @@ static void test_trace_and_timer_references(void)
     set_u32(&sr.profile[1], throttle + offsetof(struct ppw_rec_throttle, region), 0);
     write_run(&sr, "throttle-region");
     EXPECT_LOAD_ERROR(PPW_ECORRUPT, "throttle slot names region 0");
+    set_u32(&sr.profile[1], throttle + offsetof(struct ppw_rec_throttle, region), 2);
+
+    /* probe windows: a part longer than its whole, a mean over the limit,
+     * a second PROBE slot, a calibration window that is no number */
+    size_t probe = PPW_RUN_HEADER_SIZE + 3 * PPW_PROFILE_SLOT_SIZE;
+    uint64_t v = 64 * 70;
+    memcpy(sr.profile[1].b.data + probe + offsetof(struct ppw_rec_probe, end_head_ns), &v, 8);
+    write_run(&sr, "probe-part");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "PROBE slot: window sums that no clock gives");
+    v = 64 * 25;
+    memcpy(sr.profile[1].b.data + probe + offsetof(struct ppw_rec_probe, end_head_ns), &v, 8);
+    v = 1000000000;
+    memcpy(sr.profile[1].b.data + probe + offsetof(struct ppw_rec_probe, throttled_ns), &v, 8);
+    write_run(&sr, "probe-mean");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "PROBE slot: window sums that no clock gives");
+    sample_run_free(&sr);
+    if (!build(&sr, 0))
+        return;
+    struct ppw_rec_probe again = {.slot_kind = PPW_SLOT_PROBE, .window_period = 64};
+    rf_slot(&sr.profile[1], &again, sizeof again);
+    rf_finish(&sr.profile[1]);
+    write_run(&sr, "probe-twice");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "a second PROBE slot");
+    sample_run_free(&sr);
+    if (!build(&sr, 0))
+        return;
+    size_t calib = record_at(&sr.run, 5); /* INFO ARGV ENV METRIC CONFIG, then CALIB */
+    double nan_value = NAN;
+    memcpy(sr.run.b.data + calib + 8 + offsetof(struct ppw_rec_calib, window_end_ns), &nan_value,
+           8);
+    write_run(&sr, "calib-window");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "CALIB: probe window nan is not a number of nanoseconds");
     sample_run_free(&sr);
 }
 

@@ -34,7 +34,7 @@ struct row {
     bool open;                /* a call was still running on some thread */
     bool unwound;             /* some calls were closed by an outer END */
     uint64_t calls_throttled; /* the region's untimed calls, when this is its only row */
-    double comp_incl, comp_excl;
+    double comp_incl, comp_excl; /* summed unclamped per thread, then clamped */
     bool incl_clamped, excl_clamped;
     double key; /* what --sort orders by, descending */
 };
@@ -54,7 +54,10 @@ struct profile {
     size_t row_count;
     struct throttled *throttled;
     size_t throttled_count;
-    size_t clamped; /* compensated values clamped at 0 */
+    size_t clamped;        /* compensated values clamped at 0 */
+    size_t threads_in_situ; /* selected threads whose probe costs their windows corrected */
+    size_t threads_probed;  /* selected threads with timers */
+    double pair_ns_min, pair_ns_max; /* over those threads */
 };
 
 /* ---- merging ---- */
@@ -76,8 +79,11 @@ static int compare_row_path(const void *a, const void *b)
     return compare_path(&((const struct row *)a)->t, &((const struct row *)b)->t);
 }
 
-static void add_timer(struct row *row, const struct ppw_run_timer *t)
+static void add_timer(struct row *row, const struct ppw_run_timer *t, double comp_incl,
+                      double comp_excl)
 {
+    row->comp_incl += comp_incl;
+    row->comp_excl += comp_excl;
     struct ppw_run_timer *sum = &row->t;
     if (t->count) {
         sum->incl_min_ns =
@@ -124,14 +130,26 @@ static int collect_rows(struct profile *p)
     struct row *rows = calloc(n ? n : 1, sizeof *rows);
     if (!rows)
         return PPW_ENOMEM;
+    /* Each thread's timers compensated with its own probe costs. */
     for (size_t i = 0, k = 0; i < p->run->thread_count; i++) {
         const struct ppw_run_thread *t = &p->run->threads[i];
-        for (size_t j = 0; j < t->timer_count && selected(p, t); j++, k++) {
+        if (!selected(p, t) || !t->timer_count)
+            continue;
+        struct ppw_probe_costs costs;
+        ppw_intrusion_probe_costs(p->run, t, &costs);
+        if (!p->threads_probed || costs.pair_ns < p->pair_ns_min)
+            p->pair_ns_min = costs.pair_ns;
+        if (!p->threads_probed || costs.pair_ns > p->pair_ns_max)
+            p->pair_ns_max = costs.pair_ns;
+        p->threads_probed++;
+        p->threads_in_situ += costs.source == PPW_COST_IN_SITU;
+        for (size_t j = 0; j < t->timer_count; j++, k++) {
             const struct ppw_run_timer *timer = &t->timers[j];
             rows[k].t = *timer;
             rows[k].has_calls = timer->count != 0;
             rows[k].open = (timer->flags & PPW_TIMER_OPEN) != 0;
             rows[k].unwound = (timer->flags & PPW_TIMER_UNWOUND) != 0;
+            ppw_intrusion_compensate(&costs, timer, &rows[k].comp_incl, &rows[k].comp_excl);
         }
     }
     if (n)
@@ -139,7 +157,7 @@ static int collect_rows(struct profile *p)
     size_t merged = 0;
     for (size_t i = 0; i < n; i++) {
         if (merged && compare_path(&rows[merged - 1].t, &rows[i].t) == 0)
-            add_timer(&rows[merged - 1], &rows[i].t);
+            add_timer(&rows[merged - 1], &rows[i].t, rows[i].comp_incl, rows[i].comp_excl);
         else
             rows[merged++] = rows[i];
     }
@@ -217,17 +235,15 @@ static double clamp(struct profile *p, double value, bool *clamped)
     return *clamped ? 0 : value;
 }
 
+/* The rows' compensated sums (collect_rows) clamped at 0. */
 static void compensate(struct profile *p)
 {
-    const struct ppw_run_calib *c = &p->run->calib;
     if (!p->run->has_calib)
         return;
     for (size_t i = 0; i < p->row_count; i++) {
         struct row *r = &p->rows[i];
-        double incl, excl;
-        ppw_intrusion_compensate(c, &r->t, &incl, &excl);
-        r->comp_incl = clamp(p, incl, &r->incl_clamped);
-        r->comp_excl = clamp(p, excl, &r->excl_clamped);
+        r->comp_incl = clamp(p, r->comp_incl, &r->incl_clamped);
+        r->comp_excl = clamp(p, r->comp_excl, &r->excl_clamped);
     }
 }
 
@@ -341,13 +357,18 @@ static void text_header(FILE *out, const struct profile *p)
                 ppw_run_unit_name(run->metric.unit));
     else
         fputs("metric: none recorded\n", out);
-    if (run->has_calib)
+    if (run->has_calib) {
         fprintf(out,
                 "calibration: pair %g ns, inner %g ns, throttled pair %g ns "
                 "(%" PRIu64 " iterations)\n",
                 run->calib.pair_ns, run->calib.inner_ns, run->calib.throttled_pair_ns,
                 run->calib.iterations);
-    else
+        if (p->threads_in_situ)
+            fprintf(out,
+                    "probe costs in situ: %zu of %zu threads corrected by their probe windows, "
+                    "pair %.4g to %.4g ns\n",
+                    p->threads_in_situ, p->threads_probed, p->pair_ns_min, p->pair_ns_max);
+    } else
         fputs("calibration: none recorded; no compensated times\n", out);
     if (!run->finished)
         fputs("warning: the run did not end normally\n", out);
@@ -488,6 +509,13 @@ static void json_header(FILE *out, const struct profile *p)
     } else {
         fputs("null", out);
     }
+    /* What compensation used: the calibration as it is, or in situ. */
+    fprintf(out, ",\"probe_costs\":{\"threads\":%zu,\"in_situ\":%zu,\"pair_ns_min\":",
+            p->threads_probed, p->threads_in_situ);
+    json_double(out, p->pair_ns_min);
+    fputs(",\"pair_ns_max\":", out);
+    json_double(out, p->pair_ns_max);
+    fputc('}', out);
     fprintf(out, ",\"sort\":\"%s\",\"clamped\":%zu", sort_names[p->sort], p->clamped);
 }
 

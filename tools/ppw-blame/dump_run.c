@@ -88,28 +88,68 @@ static void json_config(FILE *out, const struct ppw_run *run)
             c->callpath_depth, c->throttle_calls, c->throttle_ns);
 }
 
+struct json_number {
+    const char *key;
+    double value;
+};
+
+/* ,"key":value for each item */
+static void json_numbers(FILE *out, const struct json_number *items, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, ",\"%s\":", items[i].key);
+        json_double(out, items[i].value);
+    }
+}
+
 static void json_calib(FILE *out, const struct ppw_run *run)
 {
     const struct ppw_run_calib *c = &run->calib;
-    const struct {
-        const char *key;
-        double value;
-    } costs[] = {{"pair_ns", c->pair_ns},
-                 {"inner_ns", c->inner_ns},
-                 {"throttled_pair_ns", c->throttled_pair_ns},
-                 {"clock_ns", c->clock_ns},
-                 {"handler_ns", c->handler_ns}};
+    const struct json_number costs[] = {{"pair_ns", c->pair_ns},
+                                        {"inner_ns", c->inner_ns},
+                                        {"throttled_pair_ns", c->throttled_pair_ns},
+                                        {"clock_ns", c->clock_ns},
+                                        {"handler_ns", c->handler_ns}};
+    const struct json_number windows[] = {{"start_ns", c->window_start_ns},
+                                          {"end_ns", c->window_end_ns},
+                                          {"inner_ns", c->window_inner_ns},
+                                          {"throttled_ns", c->window_throttled_ns},
+                                          {"clock_ns", c->window_clock_ns}};
     fputs(",\"calibration\":", out);
     if (!run->has_calib) {
         fputs("null", out);
         return;
     }
     fprintf(out, "{\"iterations\":%" PRIu64, c->iterations);
-    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
-        fprintf(out, ",\"%s\":", costs[i].key);
-        json_double(out, costs[i].value);
+    json_numbers(out, costs, sizeof costs / sizeof costs[0]);
+    fputs(",\"windows\":", out);
+    if (c->has_windows) {
+        fprintf(out, "{\"period\":%" PRIu64, c->window_period);
+        json_numbers(out, windows, sizeof windows / sizeof windows[0]);
+        putc('}', out);
+    } else {
+        fputs("null", out);
     }
     putc('}', out);
+}
+
+/* A thread's PROBE slot as it is: counts and sums. */
+static void json_probe(FILE *out, const struct ppw_run_thread *t)
+{
+    const struct ppw_run_probe *w = &t->probe;
+    fputs(",\"probe_windows\":", out);
+    if (!t->has_probe) {
+        fputs("null", out);
+        return;
+    }
+    fprintf(out,
+            "{\"period\":%" PRIu32 ",\"start_count\":%" PRIu64 ",\"start_ns\":%" PRIu64
+            ",\"start_tail_ns\":%" PRIu64 ",\"end_count\":%" PRIu64 ",\"end_ns\":%" PRIu64
+            ",\"end_head_ns\":%" PRIu64 ",\"throttled_count\":%" PRIu64
+            ",\"throttled_ns\":%" PRIu64 ",\"interrupted\":%" PRIu64 ",\"clock_ns\":%" PRIu64 "}",
+            w->window_period, w->start_count, w->start_ns, w->start_tail_ns, w->end_count,
+            w->end_ns, w->end_head_ns, w->throttled_count, w->throttled_ns, w->interrupted,
+            w->clock_ns);
 }
 
 static void module_flags(FILE *out, uint32_t flags, bool json)
@@ -228,9 +268,11 @@ static void json_thread(struct dump *d, const struct ppw_run_thread *t)
     fprintf(out,
             "},\"handler_ns\":%" PRIu64
             ",\"stacks\":%zu,\"samples\":%zu,\"trace_events\":%zu,\"timers\":%zu,"
-            "\"throttles\":%zu}",
+            "\"throttles\":%zu",
             t->handler_ns, t->stack_count, t->sample_count, t->trace_count, t->timer_count,
             t->throttle_count);
+    json_probe(out, t);
+    putc('}', out);
 }
 
 static void json_run(struct dump *d)
@@ -346,6 +388,12 @@ static void text_settings(FILE *out, const struct ppw_run *run)
                 "throttled_pair_ns=%g clock_ns=%g handler_ns=%g\n",
                 c->iterations, c->pair_ns, c->inner_ns, c->throttled_pair_ns, c->clock_ns,
                 c->handler_ns);
+        if (c->has_windows)
+            fprintf(out,
+                    "calibration windows period=%" PRIu64 " start_ns=%g end_ns=%g inner_ns=%g "
+                    "throttled_ns=%g clock_ns=%g\n",
+                    c->window_period, c->window_start_ns, c->window_end_ns, c->window_inner_ns,
+                    c->window_throttled_ns, c->window_clock_ns);
     }
     if (run->has_mpi)
         fprintf(out,
@@ -443,6 +491,15 @@ static void text_thread(struct dump *d, const struct ppw_run_thread *t)
     fprintf(out, " handler_ns=%" PRIu64, t->handler_ns);
     fprintf(out, "\n  stacks=%zu samples=%zu trace_events=%zu timers=%zu throttles=%zu\n",
             t->stack_count, t->sample_count, t->trace_count, t->timer_count, t->throttle_count);
+    const struct ppw_run_probe *w = &t->probe;
+    if (t->has_probe)
+        fprintf(out,
+                "  probe_windows period=%" PRIu32 " start=%" PRIu64 "/%" PRIu64 "ns tail=%" PRIu64
+                "ns end=%" PRIu64 "/%" PRIu64 "ns head=%" PRIu64 "ns throttled=%" PRIu64
+                "/%" PRIu64 "ns interrupted=%" PRIu64 " clock=%" PRIu64 "ns\n",
+                w->window_period, w->start_count, w->start_ns, w->start_tail_ns, w->end_count,
+                w->end_ns, w->end_head_ns, w->throttled_count, w->throttled_ns, w->interrupted,
+                w->clock_ns);
 }
 
 static void text_run(struct dump *d)

@@ -41,6 +41,11 @@ static void text_calibration(FILE *out, const struct ppw_intrusion *in)
         fputs("calibration: none recorded: probe costs are unknown (shown as 0), "
               "times are not compensated\n",
               out);
+    if (in->calibrated && in->threads_in_situ)
+        fprintf(out,
+                "probe costs in situ: pair %.4g ns on average; %zu of %zu threads corrected by "
+                "their probe windows\n",
+                in->pair_ns, in->threads_in_situ, in->nthreads);
 }
 
 static void text_totals(FILE *out, const struct ppw_intrusion *in)
@@ -182,6 +187,34 @@ static void json_calibration(FILE *out, const struct ppw_intrusion *in)
     putc('}', out);
 }
 
+static const char *cost_source_name(enum ppw_probe_cost_source source)
+{
+    static const char *const names[] = {"none", "calibrated", "in_situ"};
+    return (unsigned)source < sizeof names / sizeof names[0] ? names[source] : "?";
+}
+
+/* The probe costs compensation used, per thread. */
+static void json_probe_costs(FILE *out, const struct ppw_intrusion *in)
+{
+    fputs(",\"probe_costs\":{\"pair_ns\":", out);
+    json_double(out, in->pair_ns);
+    fprintf(out, ",\"in_situ_threads\":%zu,\"threads\":[", in->threads_in_situ);
+    for (size_t i = 0; i < in->nthreads; i++) {
+        const struct ppw_intrusion_thread *t = &in->threads[i];
+        fprintf(out, "%s{\"thread\":%" PRIu32 ",\"source\":\"%s\",\"throttled_source\":\"%s\"",
+                i ? "," : "", t->thread->index, cost_source_name(t->costs.source),
+                cost_source_name(t->costs.throttled_source));
+        json_key_double(out, "pair_ns", t->costs.pair_ns);
+        json_key_double(out, "inner_ns", t->costs.inner_ns);
+        json_key_double(out, "throttled_pair_ns", t->costs.throttled_pair_ns);
+        fprintf(out, ",\"windows\":%" PRIu64 ",\"probes\":%" PRIu64, t->costs.windows,
+                t->probes);
+        json_key_double(out, "probe_ns", t->probe_ns);
+        putc('}', out);
+    }
+    fputs("]}", out);
+}
+
 void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top)
 {
     const struct ppw_run *run = in->run;
@@ -190,6 +223,7 @@ void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top)
     fprintf(out, ",\"pid\":%" PRIu32 ",\"finished\":%s,\"calibrated\":%s", run->pid,
             run->finished ? "true" : "false", in->calibrated ? "true" : "false");
     json_calibration(out, in);
+    json_probe_costs(out, in);
     json_key_double(out, "flag_ratio", in->flag_ratio);
     json_key_double(out, "run_ns", in->run_ns);
     fprintf(out, ",\"run_span\":\"%s\"", ppw_intrusion_span_name(in->span));
