@@ -74,6 +74,7 @@ void ppw_intrusion_add_timer(struct ppw_run_timer *sum, const struct ppw_run_tim
     sum->probes_throttled += t->probes_throttled;
     sum->probes_child += t->probes_child;
     sum->throttled_child += t->throttled_child;
+    sum->bytes += t->bytes;
 }
 
 /* A region being summed: its timers field by field (all of them, and those

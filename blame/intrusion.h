@@ -24,8 +24,8 @@
 #define PPW_INTRUSION_FLAG_RATIO 0.5
 
 /* Adds t's counts and sums (count, subcalls, inclusive and exclusive sums,
- * the sum of squares, the four probe counts) to sum; leaves depth, path,
- * minimum, maximum and flags alone. */
+ * the sum of squares, the four probe counts, bytes) to sum; leaves depth,
+ * path, minimum, maximum and flags alone. */
 void ppw_intrusion_add_timer(struct ppw_run_timer *sum, const struct ppw_run_timer *t);
 
 /* Where a thread's probe costs come from. */

@@ -114,6 +114,7 @@ struct ppw_run_timer {
     double excl_sumsq_ns2;
     uint64_t probes_inner, probes_throttled, probes_child, throttled_child;
     uint32_t flags; /* enum ppw_timer_flag */
+    uint64_t bytes; /* data the calls moved (MPI); 0 when not known */
 };
 
 /* A thread's probe windows (struct ppw_rec_probe): sums in ns.  Checked:

@@ -783,6 +783,7 @@ static int read_timer(struct loader *l, const unsigned char *b, size_t pos,
     timer->probes_child = F64(b, T, probes_child);
     timer->throttled_child = F64(b, T, throttled_child);
     timer->flags = F32(b, T, flags);
+    timer->bytes = F64(b, T, bytes); /* 0 from a 1.0 or 1.1 writer, which zeroes slots */
     int rc = check_path(l, pos, timer);
     if (!rc)
         t->timer_count++;

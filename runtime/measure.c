@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,6 +40,7 @@ struct frame {
     uint64_t subcalls;             /* direct child calls completed, throttled ones included */
     uint64_t rec_desc, thr_desc;   /* probe pairs of descendants: recorded, throttled */
     uint64_t rec_child, thr_child; /* the same for direct children */
+    uint64_t bytes;                /* data the call moves (MPI), for its timer */
     uint32_t last_child;           /* the last child region started from here (0: none) */
     uint32_t last_slot;            /* and its slot: most STARTs repeat their sibling's */
 };
@@ -444,6 +446,7 @@ static void timer_add(struct ppw_rec_timer *t, const struct frame *f, uint64_t i
     t->probes_throttled += f->thr_desc;
     t->probes_child += f->rec_child;
     t->throttled_child += f->thr_child;
+    t->bytes += f->bytes;
     t->flags |= flags;
     t->count++;
 }
@@ -601,6 +604,40 @@ static int on_atomic(struct ppw_measure_thread *m, struct region_state *r, uint3
     return 1;
 }
 
+/* ---- message volume ---------------------------------------------------------- */
+
+/* MPI operations that move data: their first two forwarded operands are
+ * a count and a datatype (ppw/gasp_events.h). */
+static bool moves_data(unsigned tag)
+{
+    switch (tag) {
+    case GASP_MPI_SEND:
+    case GASP_MPI_RECV:
+    case GASP_MPI_ISEND:
+    case GASP_MPI_IRECV:
+    case GASP_MPI_SENDRECV:
+    case GASP_MPI_BCAST:
+    case GASP_MPI_REDUCE:
+    case GASP_MPI_ALLREDUCE:
+    case GASP_MPI_GATHER:
+    case GASP_MPI_ALLGATHER:
+    case GASP_MPI_SCATTER:
+    case GASP_MPI_ALLTOALL: return true;
+    default: return false;
+    }
+}
+
+static uint64_t message_bytes(unsigned tag, const uint64_t *args, uint32_t nargs)
+{
+    if (!ppw_mpi_bytes || nargs < 2)
+        return 0;
+    uint64_t bytes = ppw_mpi_bytes(args[0], args[1]);
+    /* MPI_Sendrecv: scount stype dest stag rcount rtype ... */
+    if (tag == GASP_MPI_SENDRECV && nargs >= 6)
+        bytes += ppw_mpi_bytes(args[4], args[5]);
+    return bytes;
+}
+
 /* ---- trace ----------------------------------------------------------------- */
 
 static void *trace_reserve(struct ppw_measure_thread *m, uint32_t size)
@@ -622,23 +659,21 @@ static void *trace_reserve(struct ppw_measure_thread *m, uint32_t size)
     return body;
 }
 
-/* One PPW_EVT_TRACE record: library operations carry their operands (see
- * ppw_tag_info), user events their formatted description. */
+/* One PPW_EVT_TRACE record: library operations carry their operands
+ * (args, read by the caller; see ppw_tag_info), user events their
+ * formatted description. */
 static void trace_event(struct ppw_measure_thread *m, uint32_t region, gasp_evttype_t type,
-                        const struct ppw_tag_info *ti, const char *desc, va_list *ap, uint64_t now)
+                        const char *desc, va_list *ap, const uint64_t *args, uint32_t nargs,
+                        uint64_t now)
 {
-    uint64_t args[TRACE_ARGS_MAX];
     char text[TRACE_TEXT_MAX];
-    uint32_t nargs = 0, textlen = 0;
+    uint32_t textlen = 0;
     if (desc) {
         int n =
             ap ? vsnprintf(text, sizeof text, desc, *ap) : snprintf(text, sizeof text, "%s", desc);
         textlen = n < 0 ? 0 : n >= (int)sizeof text ? sizeof text - 1 : (uint32_t)n;
         text[textlen] = '\0';
-    } else if (ti && ap && type != GASP_ATOMIC) {
-        nargs = type == GASP_START ? ti->nargs_start : ti->nargs_end;
-        for (uint32_t i = 0; i < nargs; i++)
-            args[i] = va_arg(*ap, uint64_t);
+        nargs = 0;
     }
     uint32_t used = sizeof(struct ppw_rec_trace) + 8 * nargs + (desc ? textlen + 1 : 0);
     uint32_t size = (used + 7) & ~7u;
@@ -689,6 +724,16 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
         return PPW_PROBE_OTHER;
     if (gate)
         r->gate = gate;
+    /* A library operation's operands: for its trace record, and an MPI
+     * START's for the bytes it moves. */
+    uint64_t args[TRACE_ARGS_MAX];
+    uint32_t nargs = 0;
+    bool moves = type == GASP_START && ti && moves_data(tag);
+    if (ti && ap && type != GASP_ATOMIC && (m->trace_on || moves)) {
+        nargs = type == GASP_START ? ti->nargs_start : ti->nargs_end;
+        for (uint32_t i = 0; i < nargs; i++)
+            args[i] = va_arg(*ap, uint64_t);
+    }
     int traced, pushed = 0;
     enum ppw_probe_kind kind = PPW_PROBE_OTHER;
     switch (type) {
@@ -712,9 +757,12 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
     if (pushed || (traced && m->trace_on && type != GASP_END))
         now = ppw_now_ns();
     if (traced && m->trace_on)
-        trace_event(m, region, type, ti, desc, ap, now);
-    if (pushed)
+        trace_event(m, region, type, desc, ap, args, nargs, now);
+    if (pushed) {
         m->stack[m->top].start_ns = now;
+        if (moves)
+            m->stack[m->top].bytes = message_bytes(tag, args, nargs);
+    }
     if (kind == PPW_PROBE_START || kind == PPW_PROBE_END)
         *clock_read = now;
     return kind;

@@ -52,6 +52,11 @@ void ppw_measure_probe_window(struct ppw_thread *t, enum ppw_probe_kind kind, ui
  * so that no loop's period aliases with it.  *rng is per-thread state. */
 int32_t ppw_probe_window_next(uint32_t *rng);
 
+/* mpi.c (absent without mpi.h, hence weak): the bytes of count elements of
+ * an MPI datatype handle as the event operands carry it; 0 outside
+ * MPI_Init..MPI_Finalize or for a bad handle. */
+__attribute__((weak)) uint64_t ppw_mpi_bytes(uint64_t count, uint64_t datatype);
+
 /* gasp_create_event: a new user event id in [GASP_PPW_USEREVT_START,
  * GASP_PPW_USEREVT_END], or 0 when they are exhausted. */
 unsigned int ppw_measure_create_event(const char *name, const char *desc);

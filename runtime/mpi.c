@@ -84,6 +84,7 @@ static struct {
     __typeof__(PMPI_Allgather) *allgather;
     __typeof__(PMPI_Scatter) *scatter;
     __typeof__(PMPI_Alltoall) *alltoall;
+    __typeof__(PMPI_Type_size) *type_size;
 } pmpi;
 
 static MPI_Comm comm; /* ppw's duplicate of MPI_COMM_WORLD */
@@ -114,7 +115,7 @@ static int resolve(void)
              LOOK(sendrecv, "PMPI_Sendrecv") && LOOK(reduce, "PMPI_Reduce") &&
              LOOK(allreduce, "PMPI_Allreduce") && LOOK(gather, "PMPI_Gather") &&
              LOOK(allgather, "PMPI_Allgather") && LOOK(scatter, "PMPI_Scatter") &&
-             LOOK(alltoall, "PMPI_Alltoall");
+             LOOK(alltoall, "PMPI_Alltoall") && LOOK(type_size, "PMPI_Type_size");
 #ifdef OPEN_MPI
     /* Open MPI's handles are addresses of objects in libmpi, or of the
      * executable's copies of them (a copy relocation, as gcc makes for a
@@ -384,6 +385,22 @@ static void record(unsigned int tag, gasp_evttype_t type, ...)
     }
     guard_leave(t);
     errno = saved;
+}
+
+uint64_t ppw_mpi_bytes(uint64_t count, uint64_t datatype)
+{
+    /* Datatypes are only valid between MPI_Init and MPI_Finalize. */
+    int size = 0;
+    if (!active || pmpi.resolved <= 0 || (int64_t)count <= 0)
+        return 0;
+#ifdef OPEN_MPI
+    MPI_Datatype type = (MPI_Datatype)(uintptr_t)datatype; /* a handle is an address */
+#else
+    MPI_Datatype type = (MPI_Datatype)datatype;
+#endif
+    if (pmpi.type_size(type, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
+    return count * (uint64_t)size;
 }
 
 /* WRAP(tag, call, start operands...): the PMPI call bracketed by events;

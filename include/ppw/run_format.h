@@ -333,6 +333,8 @@ struct ppw_rec_timer {
     uint64_t throttled_child; /* throttled probe pairs of direct children */
     uint32_t flags;       /* enum ppw_timer_flag */
     uint32_t reserved;
+    uint64_t bytes; /* since 1.2: data these calls moved (MPI: count x datatype size; a
+                       receive counts its buffer, a sendrecv both directions); 0 else */
 };
 
 /* A region this thread stopped recording (PPW-style throttling). */

@@ -5,16 +5,22 @@
 # report exactly that pattern first, at the right location and on the right
 # data.  The control (balanced.c) must give no finding at all.
 #
-#   barrier        barrier-wait at barrier.c's pthread_barrier_wait, on phase_barrier
-#   lock           lock-contention at lock.c's pthread_mutex_lock, on queue_lock
-#   cond           condition-wait at cond.c's pthread_cond_wait, on ready_cond
+#   barrier        barrier-wait at barrier.c's pthread_barrier_wait, on phase_barrier;
+#                  the trace names thread 2 (the 3x worker) as the last to arrive
+#   lock           lock-contention at lock.c's pthread_mutex_lock, on queue_lock; the
+#                  trace names the thread that released it, busy in worker
+#   cond           condition-wait at cond.c's pthread_cond_wait, on ready_cond; the
+#                  trace names thread 1 (the producer) as the one that signalled it
 #   imbalance      load-imbalance in worker, on grid (threads, region and variable)
 #   late_sender    late-sender at late_sender.c's MPI_Recv; the trace names rank 0
 #   late_receiver  late-receiver at late_receiver.c's MPI_Ssend; the trace names rank 1
 #   small_transfers  small-transfers at small_transfers.c's MPI_Send or MPI_Recv loop
 #   collective     collective-wait at collective.c's MPI_Allreduce; the trace names rank 0
+#   comm_bound     communication-bound (Coven) at comm_bound.c's MPI_Sendrecv, on halo_out:
+#                  in step, at full bandwidth, but 16 MB a step (the bytes are no wait)
 #   scaling        poor-scalability over a 2-thread and a 1-thread run of scaling.c
 #   serial         low-cpu-utilisation (Coven) for serial.c
+#   busy           busy-difference (Coven) in busy.c's loader thread, busy half its life
 #   balanced       no finding
 #   errors         bad options and a bad baseline file: one error line, status 2 or 1
 #
@@ -34,7 +40,7 @@ nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_ && skip "the plugin
 export OMP_WAIT_POLICY=passive OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 mpi=0
-case $case_name in late_* | small_* | collective) mpi=1 ;; esac
+case $case_name in late_* | small_* | collective | comm_bound) mpi=1 ;; esac
 if [ $mpi = 1 ]; then
     command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
 fi
@@ -90,6 +96,16 @@ threads_case() { # threads_case NAME PATTERN 'CALL TEXT' VARIABLE
     echo "analyze.$1: $(jq -r '.findings[0] | "\(.pattern) at \(.file // "-"):\(.line) on \(.variable // "-"): \(.lost_s * 1000 | floor) ms (\(.lost_pct | floor)%)"' a.json)"
 }
 
+# trace_cause NAME REGEX: run NAME again with a trace; the first finding's
+# cause (trace cause analysis) must match REGEX.
+trace_cause() {
+    PPW_MODE=profile,trace PPW_OUTPUT=$tmp/traced ./"$1" >out.txt || fail "$1 (traced) failed"
+    analyze_json t.json traced --binary "./$1"
+    jq -e --arg c "$2" '.findings[0].cause // "" | test($c)' t.json >/dev/null ||
+        fail "$1: cause should match '$2': $(jq -c '.findings[0] | {pattern, cause}' t.json)"
+    echo "analyze.$1 (traced): $(jq -r '.findings[0].cause' t.json)"
+}
+
 mpi_case() { # mpi_case NAME PATTERN 'CALL TEXT' CAUSE_RANK
     build "$1"
     local mpirun=(mpirun --oversubscribe -np 2 -x PPW_MODE)
@@ -108,15 +124,33 @@ mpi_case() { # mpi_case NAME PATTERN 'CALL TEXT' CAUSE_RANK
 }
 
 case $case_name in
-barrier) threads_case barrier barrier-wait 'pthread_barrier_wait(&phase_barrier)' phase_barrier ;;
-lock) threads_case lock lock-contention 'pthread_mutex_lock(&queue_lock)' queue_lock ;;
-cond) threads_case cond condition-wait 'pthread_cond_wait(&ready_cond' ready_cond ;;
+barrier)
+    threads_case barrier barrier-wait 'pthread_barrier_wait(&phase_barrier)' phase_barrier
+    trace_cause barrier '^trace: thread 2 ended .* thread 2 arrived .*busy in (sweep|worker)'
+    ;;
+lock)
+    threads_case lock lock-contention 'pthread_mutex_lock(&queue_lock)' queue_lock
+    trace_cause lock '^trace: thread [1-4] ended .* thread [1-4] released it .*busy in worker'
+    ;;
+cond)
+    threads_case cond condition-wait 'pthread_cond_wait(&ready_cond' ready_cond
+    trace_cause cond '^trace: thread 1 ended .*[(]thread 0, .* thread 1 signalled it .*busy in producer'
+    ;;
 imbalance)
     threads_case imbalance load-imbalance '' grid
     jq -e '.findings[0].region == "worker" and (.findings[0].evidence | test("max/avg"))' a.json \
         >/dev/null || fail "imbalance: region or evidence: $(jq -c '.findings[0]' a.json)"
     ;;
 serial) threads_case serial low-cpu-utilisation '' '' ;;
+busy)
+    threads_case busy busy-difference '' ''
+    jq -e --argjson l "$(line 'static void *loader' busy.c)" '.findings[0] |
+        (.region | startswith("loader (thread ")) and .line == $l' a.json >/dev/null ||
+        fail "busy: the idle thread's start routine: $(jq -c '.findings[0]' a.json)"
+    jq -e '[.findings[] | select(.pattern == "load-imbalance" or
+            .pattern == "low-cpu-utilisation")] == []' a.json >/dev/null ||
+        fail "busy: equal work on a 3/4-used machine: $(jq -c '[.findings[] | {pattern, lost_s}]' a.json)"
+    ;;
 balanced)
     build balanced -lpthread
     PPW_OUTPUT=$tmp/run ./balanced >out.txt || fail "balanced failed"
@@ -137,6 +171,13 @@ scaling)
 late_sender) mpi_case late_sender late-sender 'MPI_Recv(' 0 ;;
 late_receiver) mpi_case late_receiver late-receiver 'MPI_Ssend(' 1 ;;
 collective) mpi_case collective collective-wait 'MPI_Allreduce(' 0 ;;
+comm_bound)
+    mpi_case comm_bound communication-bound 'MPI_Sendrecv(' ''
+    jq -e '.findings[0].variable == "halo_out" and (.findings[0].evidence | test("MB moved"))
+           and ([.findings[] | select(.pattern == "late-receiver" or .pattern == "late-sender")]
+                == [])' a.json >/dev/null ||
+        fail "comm_bound: variable, volume, or the transfer taken for a wait: $(jq -c '[.findings[] | {pattern, variable, evidence}]' a.json)"
+    ;;
 small_transfers)
     build small_transfers
     mpirun=(mpirun --oversubscribe -np 2)

@@ -391,7 +391,7 @@ case_mpi_events() {
             { echo "ppw-cc failed: $(cat cc.err)" >&2; exit 1; }
     fi
     mkdir plain inst
-    (cd plain && PPW_MODE=trace "${mpirun[@]}" ../mpi_collect >../plain.out 2>../plain.err) ||
+    (cd plain && PPW_MODE=profile,trace "${mpirun[@]}" ../mpi_collect >../plain.out 2>../plain.err) ||
         { fail "mpi_collect with ppw failed: $(head -3 plain.err)"; return; }
     grep -q "ranks 4, total 12, root 7" plain.out || fail "mpi_collect output: $(cat plain.out)"
     local count='def n($name; $ev): [.trace[] | select(.name == $name and .event == $ev)] | length;
@@ -410,6 +410,14 @@ case_mpi_events() {
               == [3, $next, $((100 + rank)), 3, $next, $((100 + rank))])
              and ([.trace[] | select(.name == \"GASP_MPI_SEND\" and .event == \"end\") | .args
                    | length, .[5]] == [6, 0])" p$rank.json
+        # The profile counts the data each operation moved: 3 MPI_LONGs to
+        # MPI_Send and MPI_Recv, 1 to the others; none to a barrier.
+        "$blame" profile "$r" --format json >b$rank.json || fail "ppw-blame profile $r"
+        check "rank $rank: bytes moved per operation (count x datatype size)" \
+            '[.rows[] | {key: .name, value: .bytes}] | from_entries |
+             .GASP_MPI_SEND == 24 and .GASP_MPI_RECV == 24 and .GASP_MPI_ISEND == 8 and
+             .GASP_MPI_IRECV == 8 and .GASP_MPI_ALLREDUCE == 8 and .GASP_MPI_BCAST == 8 and
+             .GASP_MPI_BARRIER == 0' b$rank.json
         check "rank $rank: MPI_Recv's count, peer, tag" \
             "[.trace[] | select(.name == \"GASP_MPI_RECV\") | .args[0,2,3]]
              == [3, $prev, $((100 + prev)), 3, $prev, $((100 + prev))]" p$rank.json

@@ -218,6 +218,16 @@ void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns,
         }
 }
 
+/* The bytes region id's timed calls on thread t moved (MPI; 0 unknown). */
+static double region_bytes(const struct ppw_run_thread *t, uint32_t id)
+{
+    double bytes = 0;
+    for (size_t i = 0; i < t->timer_count; i++)
+        if (t->timers[i].path[0] == id)
+            bytes += (double)t->timers[i].bytes;
+    return bytes;
+}
+
 static bool is_comm_op(uint32_t op)
 {
     return op == PPW_OP_SEND || op == PPW_OP_RECV || op == PPW_OP_SEND_NB ||
@@ -453,10 +463,15 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                     continue;
                 if (!s && !(s = site_for(e, p, g, variable)))
                     return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-                double wait = ns - (double)calls * base;
+                /* Data takes its transfer time at the baseline's bandwidth:
+                 * only time beyond it is waiting. */
+                double expected = (double)calls * base;
+                if (is_mpi_tag(g->tag))
+                    expected += region_bytes(&run->threads[t], g->id) * e->b->mpi_ns_per_byte;
+                double wait = ns - expected;
                 wait = wait > 0 ? wait : 0;
                 s->wait_ns += wait;
-                s->expected_ns += (double)calls * base;
+                s->expected_ns += expected;
                 s->calls += calls;
                 unit_wait += wait;
                 unit_calls += calls;
@@ -593,7 +608,8 @@ static double init_term_ns(const struct ppw_run *run)
 
 static int find_coven(struct engine *e, struct ppw_err *err)
 {
-    double cpu = 0, wall = 0, comm = 0;
+    double cpu = 0, wall = 0, comm = 0, bytes = 0, top_ns = 0;
+    const struct ppw_run_region *top = NULL; /* the call site communicating longest */
     unsigned ncpus = 0;
     for (size_t u = 0; u < e->in->nunits; u++) {
         const struct ppw_run *run = e->in->units[u].run;
@@ -613,6 +629,11 @@ static int find_coven(struct engine *e, struct ppw_err *err)
                 uint64_t calls;
                 region_on_thread(&run->threads[t], g->id, &ns, &calls);
                 comm += ns;
+                bytes += region_bytes(&run->threads[t], g->id);
+                if (ns > top_ns) {
+                    top_ns = ns;
+                    top = g;
+                }
             }
         }
     }
@@ -620,6 +641,38 @@ static int find_coven(struct engine *e, struct ppw_err *err)
         ncpus = 1;
     double capacity = wall * ncpus;
     double util = capacity > 0 ? 100 * cpu / capacity : 100;
+    /* Communication first: time in MPI calls is also CPU the ranks left
+     * idle, which the utilisation rule must not count again. */
+    double comm_pct = e->thread_ns > 0 ? 100 * comm / e->thread_ns : 0;
+    if (comm_pct > e->t->comm_pct) {
+        double own = comm - e->explained_ns[PATTERN_LATE_SENDER] -
+                     e->explained_ns[PATTERN_LATE_RECEIVER] -
+                     e->explained_ns[PATTERN_COLLECTIVE_WAIT] -
+                     e->explained_ns[PATTERN_SMALL_TRANSFERS] -
+                     e->explained_ns[PATTERN_BARRIER_WAIT];
+        if (own > 0) {
+            struct analyze_finding *f = new_finding(e, PATTERN_COMMUNICATION, own, err);
+            if (!f)
+                return PPW_ENOMEM;
+            e->explained_ns[PATTERN_COMMUNICATION] += own;
+            const struct ppw_static_graph *graph = e->in->view.graph;
+            if (top) { /* where: the call site that communicated longest, on its buffer */
+                where_region(f, top, graph);
+                call_variable(graph, top, f->variable, sizeof f->variable);
+            } else {
+                setf(f->region, sizeof f->region, "MPI communication");
+            }
+            char volume[96] = "";
+            if (bytes > 0)
+                setf(volume, sizeof volume, "; %.1f MB moved, %.2f GB/s while communicating",
+                     bytes / 1e6, bytes / comm);
+            setf(f->evidence, sizeof f->evidence,
+                 "%.3f s in MPI calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%); "
+                 "longest at one site: %.3f s%s",
+                 ns_to_s(comm), ns_to_s(e->thread_ns), comm_pct, e->t->comm_pct,
+                 ns_to_s(top_ns), volume);
+        }
+    }
     if (util <= e->t->cpu_util_pct) {
         double own = capacity - cpu - explained_waits(e);
         if (own > 0) {
@@ -632,23 +685,6 @@ static int find_coven(struct engine *e, struct ppw_err *err)
                  "CPU time %.3f s over %.3f s of wall time on %u CPUs: %.0f%% utilisation "
                  "(threshold %.0f%%)",
                  ns_to_s(cpu), ns_to_s(wall), ncpus, util, e->t->cpu_util_pct);
-        }
-    }
-    double comm_pct = e->thread_ns > 0 ? 100 * comm / e->thread_ns : 0;
-    if (comm_pct > e->t->comm_pct) {
-        double own = comm - e->explained_ns[PATTERN_LATE_SENDER] -
-                     e->explained_ns[PATTERN_LATE_RECEIVER] -
-                     e->explained_ns[PATTERN_COLLECTIVE_WAIT] -
-                     e->explained_ns[PATTERN_SMALL_TRANSFERS] -
-                     e->explained_ns[PATTERN_BARRIER_WAIT];
-        if (own > 0) {
-            struct analyze_finding *f = new_finding(e, PATTERN_COMMUNICATION, own, err);
-            if (!f)
-                return PPW_ENOMEM;
-            setf(f->region, sizeof f->region, "MPI communication");
-            setf(f->evidence, sizeof f->evidence,
-                 "%.3f s in MPI calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%)",
-                 ns_to_s(comm), ns_to_s(e->thread_ns), comm_pct, e->t->comm_pct);
         }
     }
     return 0;

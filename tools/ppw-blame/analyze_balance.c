@@ -12,9 +12,36 @@
 #include "attribute.h"
 #include "job.h"
 #include "read_graph.h"
+#include "symbols.h"
 #include "ppw/gasp_events.h"
 
 /* ---- 3. imbalance at three levels: groups, region, variable ---- */
+
+/* Where a thread that is idle much of its life runs: its start routine
+ * (the program's function, with its file and line from the static graph);
+ * the main thread's is main. */
+static void idle_thread_where(const struct engine *e, uint32_t index, struct analyze_finding *f)
+{
+    const struct unit *u = &e->in->units[0];
+    const struct ppw_run_thread *th = ppw_run_find_thread(u->run, index);
+    const char *name = NULL;
+    struct ppw_symbol sym = {0};
+    if (th && th->start_routine && u->syms) {
+        ppw_symbols_lookup(u->syms, th->start_routine, true, &sym); /* an entry, not a return */
+        name = sym.function;
+    } else if (th && th->parent == UINT32_MAX) {
+        name = "main";
+    }
+    if (!name)
+        return;
+    setf(f->region, sizeof f->region, "%s (thread %" PRIu32 ")", name, index);
+    const struct ppw_static_func *fn =
+        e->in->has_view ? ppw_static_graph_find_func(e->in->view.graph, name) : NULL;
+    if (fn) {
+        setf(f->file, sizeof f->file, "%s", fn->file ? fn->file : "");
+        f->line = fn->line;
+    }
+}
 
 
 /* Whether thread t spent most of its life waiting in joins (pthread_join,
@@ -280,6 +307,8 @@ int find_imbalance(struct engine *e, struct ppw_err *err)
                 free(g);
                 return PPW_ENOMEM;
             }
+            e->explained_ns[PATTERN_BUSY_DIFFERENCE] += own;
+            idle_thread_where(e, g[jmin].id, f);
             setf(f->evidence, sizeof f->evidence,
                  "thread %" PRIu32 " busy %.0f%% of its life, thread %" PRIu32 " %.0f%% "
                  "(difference %.0f points, threshold %.0f)",

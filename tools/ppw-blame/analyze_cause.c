@@ -1,9 +1,10 @@
-/* ppw-blame analyze: cause analysis in the trace (analyze_int.h): what
- * ended the longest wait of a finding, and what that party was running. */
+/* ppw-blame analyze: cause analysis in the trace (analyze_int.h): who
+ * ended a finding's longest waits, and what that party was running. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analyze_int.h"
@@ -73,17 +74,27 @@ struct wait_event {
     uint16_t nargs;
 };
 
-/* The longest START..END pair of a region like g (same tag, file, line) on
- * any thread of any unit. */
-static bool longest_wait(const struct engine *e, const struct ppw_run_region *g,
-                         struct wait_event *out)
+/* The longest START..END pairs of a region like g (same tag, file, line)
+ * on any thread of any unit: up to CAUSE_WAITS of them into out, longest
+ * first; how many pairs there were in all into *total. */
+#define CAUSE_WAITS 64
+
+static int by_length(const void *a, const void *b)
 {
-    bool found = false;
+    const struct wait_event *x = a, *y = b;
+    uint64_t lx = x->end - x->start, ly = y->end - y->start;
+    return (lx < ly) - (lx > ly);
+}
+
+static size_t longest_waits(const struct engine *e, const struct ppw_run_region *g,
+                            struct wait_event out[CAUSE_WAITS], size_t *total)
+{
+    size_t n = 0;
+    *total = 0;
     for (size_t u = 0; u < e->in->nunits; u++) {
         const struct ppw_run *run = e->in->units[u].run;
         for (size_t t = 0; t < run->thread_count; t++) {
             const struct ppw_run_thread *th = &run->threads[t];
-            uint64_t open = 0;
             const struct ppw_run_trace *start = NULL;
             for (size_t i = 0; i < th->trace_count; i++) {
                 const struct ppw_run_trace *ev = &th->traces[i];
@@ -92,21 +103,35 @@ static bool longest_wait(const struct engine *e, const struct ppw_run_region *g,
                     strcmp(r->file ? r->file : "", g->file ? g->file : "") != 0)
                     continue;
                 if (ev->evttype == GASP_START) {
-                    open = ev->time_ns;
                     start = ev;
-                } else if (ev->evttype == GASP_END && start) {
-                    uint64_t s = ppw_run_master_ns(run, open), en = ppw_run_master_ns(run, ev->time_ns);
-                    if (!found || en - s > out->end - out->start) {
-                        *out = (struct wait_event){&e->in->units[u], th->index, s, en,
-                                                   start->args, start->nargs};
-                        found = true;
-                    }
-                    start = NULL;
+                    continue;
+                }
+                if (ev->evttype != GASP_END || !start)
+                    continue;
+                struct wait_event w = {&e->in->units[u], th->index,
+                                       ppw_run_master_ns(run, start->time_ns),
+                                       ppw_run_master_ns(run, ev->time_ns), start->args,
+                                       start->nargs};
+                start = NULL;
+                if (w.end < w.start)
+                    continue;
+                ++*total;
+                /* keep the CAUSE_WAITS longest: replace the shortest kept */
+                if (n < CAUSE_WAITS) {
+                    out[n++] = w;
+                } else {
+                    size_t k = 0;
+                    for (size_t m = 1; m < n; m++)
+                        if (out[m].end - out[m].start < out[k].end - out[k].start)
+                            k = m;
+                    if (w.end - w.start > out[k].end - out[k].start)
+                        out[k] = w;
                 }
             }
         }
     }
-    return found;
+    qsort(out, n, sizeof *out, by_length);
+    return n;
 }
 
 /* The last arrival at the same operation during the wait: another thread's
@@ -133,6 +158,37 @@ static bool last_arrival(const struct engine *e, const struct ppw_run_region *g,
                     *at = s;
                     found = true;
                 }
+            }
+        }
+    }
+    return found;
+}
+
+/* Who let a lock or condition wait end: on another thread, the last
+ * START of an operation of kind op (the unlock, the signal) on the same
+ * object (the first operand, an address) inside the wait. */
+static bool releaser(const struct wait_event *w, uint32_t op, const struct unit **unit,
+                     uint32_t *thread, uint64_t *at)
+{
+    if (w->nargs < 1)
+        return false;
+    bool found = false;
+    const struct ppw_run *run = w->unit->run;
+    for (size_t t = 0; t < run->thread_count; t++) {
+        const struct ppw_run_thread *th = &run->threads[t];
+        if (th->index == w->thread)
+            continue;
+        for (size_t i = 0; i < th->trace_count; i++) {
+            const struct ppw_run_trace *ev = &th->traces[i];
+            if (ev->evttype != GASP_START || ev->region->op != op || ev->nargs < 1 ||
+                ev->args[0] != w->args[0])
+                continue;
+            uint64_t s = ppw_run_master_ns(run, ev->time_ns);
+            if (s > w->start && s <= w->end && (!found || s > *at)) {
+                *unit = w->unit;
+                *thread = th->index;
+                *at = s;
+                found = true;
             }
         }
     }
@@ -173,10 +229,45 @@ static bool late_peer(const struct engine *e, const struct wait_event *w, uint32
     return false;
 }
 
+/* What ended wait w of a site of pattern p: the party (unit, thread), when
+ * it did so, and the verb for it. */
+static bool ending_party(const struct engine *e, enum analyze_pattern p,
+                         const struct ppw_run_region *g, const struct wait_event *w,
+                         const struct unit **unit, uint32_t *thread, uint64_t *at,
+                         const char **verb)
+{
+    *verb = "arrived";
+    *thread = 0;
+    switch (p) {
+    case PATTERN_LATE_SENDER: return late_peer(e, w, PPW_OP_SEND, unit, at);
+    case PATTERN_LATE_RECEIVER: return late_peer(e, w, PPW_OP_RECV, unit, at);
+    case PATTERN_LOCK_CONTENTION: /* the holder: who unlocked it last before the wait ended */
+        *verb = "released it";
+        return releaser(w, PPW_OP_LOCK_RELEASE, unit, thread, at);
+    case PATTERN_CONDITION_WAIT:
+        *verb = "signalled it";
+        return releaser(w, PPW_OP_SIGNAL_VALUE, unit, thread, at);
+    case PATTERN_BARRIER_WAIT:
+    case PATTERN_COLLECTIVE_WAIT: return last_arrival(e, g, w, unit, thread, at);
+    default: return false;
+    }
+}
+
+/* A party that ended waits, and the longest of them. */
+struct party {
+    const struct unit *unit;
+    uint32_t thread;
+    unsigned waits;
+    double ns;
+    struct wait_event longest;
+    uint64_t at;
+};
+
 void find_causes(struct engine *e)
 {
     if (!e->out->has_trace)
         return;
+    const char *group = e->in->job ? "rank" : "thread";
     for (size_t i = 0; i < e->nsites; i++) {
         const struct site *s = &e->sites[i];
         struct analyze_finding *f = NULL;
@@ -185,34 +276,51 @@ void find_causes(struct engine *e)
                 e->out->findings[k].line == s->region->line &&
                 strcmp(e->out->findings[k].file, s->region->file ? s->region->file : "") == 0)
                 f = &e->out->findings[k];
-        struct wait_event w = {0};
-        if (!f || !longest_wait(e, s->region, &w))
+        if (!f)
             continue;
-        const struct unit *late = NULL;
-        uint32_t thread = 0;
-        uint64_t at = 0;
-        bool ok = false;
-        if (s->pattern == PATTERN_LATE_SENDER) {
-            ok = late_peer(e, &w, PPW_OP_SEND, &late, &at);
-        } else if (s->pattern == PATTERN_LATE_RECEIVER) {
-            ok = late_peer(e, &w, PPW_OP_RECV, &late, &at);
-        } else if (s->pattern == PATTERN_BARRIER_WAIT || s->pattern == PATTERN_COLLECTIVE_WAIT ||
-                   s->pattern == PATTERN_LOCK_CONTENTION || s->pattern == PATTERN_CONDITION_WAIT) {
-            /* A lock or condition: the other party's next operation on the
-             * same object; a barrier or collective: the last to arrive. */
-            ok = last_arrival(e, s->region, &w, &late, &thread, &at);
+        /* The longest waits, each charged to the party that ended it: the
+         * one that ended most of the waiting is the cause, not whoever
+         * ended a single outlier. */
+        struct wait_event waits[CAUSE_WAITS];
+        struct party parties[CAUSE_WAITS];
+        size_t total, nwaits = longest_waits(e, s->region, waits, &total), nparties = 0;
+        double waited = 0;
+        const char *verb = "arrived";
+        for (size_t k = 0; k < nwaits; k++) {
+            const struct wait_event *w = &waits[k];
+            const struct unit *unit = NULL;
+            uint32_t thread = 0;
+            uint64_t at = 0;
+            if (!ending_party(e, s->pattern, s->region, w, &unit, &thread, &at, &verb))
+                continue;
+            double ns = (double)(w->end - w->start);
+            waited += ns;
+            size_t m = 0;
+            while (m < nparties && !(parties[m].unit == unit && parties[m].thread == thread))
+                m++;
+            if (m == nparties) /* waits are longest first: this is the party's longest */
+                parties[nparties++] = (struct party){unit, thread, 0, 0, *w, at};
+            parties[m].waits++;
+            parties[m].ns += ns;
         }
-        if (!ok)
+        size_t top = 0;
+        for (size_t m = 1; m < nparties; m++)
+            top = parties[m].ns > parties[top].ns ? m : top;
+        if (!nparties)
             continue;
+        const struct party *c = &parties[top];
+        const struct wait_event *w = &c->longest;
         char doing[200] = "";
-        bool busy = busy_in(e, late, thread, w.start, at, doing, sizeof doing);
-        const char *group = e->in->job ? "rank" : "thread";
-        uint32_t who = e->in->job ? late->rank : thread;
-        uint32_t waiter = e->in->job ? w.unit->rank : w.thread;
+        bool busy = busy_in(e, c->unit, c->thread, w->start, c->at, doing, sizeof doing);
+        uint32_t who = e->in->job ? c->unit->rank : c->thread;
+        uint32_t waiter = e->in->job ? w->unit->rank : w->thread;
         setf(f->cause, sizeof f->cause,
-             "trace: the longest wait (%s %" PRIu32 ", %.3f ms) ended when %s %" PRIu32
-             " arrived %.3f ms after it began%s%s",
-             group, waiter, (double)(w.end - w.start) / 1e6, group, who,
-             (double)(at - w.start) / 1e6, busy ? "; it was busy in " : "", busy ? doing : "");
+             "trace: %s %" PRIu32 " ended %u of the %zu longest waits (%.0f%% of their time; "
+             "%zu waits in all); in the longest of them (%s %" PRIu32 ", %.3f ms) %s %" PRIu32
+             " %s %.3f ms after it began%s%s",
+             group, who, c->waits, nwaits, waited > 0 ? 100 * c->ns / waited : 0, total, group,
+             waiter, (double)(w->end - w->start) / 1e6, group, who, verb,
+             (double)(c->at - w->start) / 1e6, busy ? "; it was busy in " : "",
+             busy ? doing : "");
     }
 }

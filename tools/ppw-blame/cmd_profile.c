@@ -465,8 +465,8 @@ static void json_row(FILE *out, const struct profile *p, const struct row *r)
     json_number_or_null(out, "incl_min_ns", t->count, (double)t->incl_min_ns);
     json_number_or_null(out, "incl_mean_ns", t->count, (double)t->incl_sum_ns / (double)t->count);
     json_number_or_null(out, "incl_max_ns", t->count, (double)t->incl_max_ns);
-    fprintf(out, ",\"incl_total_ns\":%" PRIu64 ",\"excl_total_ns\":%" PRIu64, t->incl_sum_ns,
-            t->excl_sum_ns);
+    fprintf(out, ",\"incl_total_ns\":%" PRIu64 ",\"excl_total_ns\":%" PRIu64 ",\"bytes\":%" PRIu64,
+            t->incl_sum_ns, t->excl_sum_ns, t->bytes);
     json_number_or_null(out, "excl_stddev_ns", t->count, t->count ? excl_stddev(t) : 0);
     json_number_or_null(out, "comp_incl_ns", calib, r->comp_incl);
     json_number_or_null(out, "comp_excl_ns", calib, r->comp_excl);
