@@ -18,9 +18,9 @@
 
 /* The default of ppw_intrusion_compute's flag_ratio: a region is flagged
  * when its probes cost at least half its compensated body per call.  Then
- * the measured time is at least 1.5x the body, and the ~10% by which a
- * probe pair between real work exceeds its calibrated cost (docs/runtime.md)
- * moves the compensated time by 5% or more. */
+ * the measured time is at least 1.5x the body, and the 15-30% of a pair's
+ * cost that no probe window sees in deep call chains (docs/runtime.md,
+ * "In-situ probe cost") moves the compensated time by 5% or more. */
 #define PPW_INTRUSION_FLAG_RATIO 0.5
 
 /* Adds t's counts and sums (count, subcalls, inclusive and exclusive sums,

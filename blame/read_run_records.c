@@ -763,7 +763,7 @@ static int check_path(struct loader *l, size_t pos, const struct ppw_run_timer *
     return 0;
 }
 
-static int read_timer(struct loader *l, const unsigned char *b, size_t pos,
+static int read_timer(struct loader *l, const unsigned char *b, size_t pos, size_t slot_size,
                       struct ppw_run_thread *t)
 {
     typedef struct ppw_rec_timer T;
@@ -783,7 +783,9 @@ static int read_timer(struct loader *l, const unsigned char *b, size_t pos,
     timer->probes_child = F64(b, T, probes_child);
     timer->throttled_child = F64(b, T, throttled_child);
     timer->flags = F32(b, T, flags);
-    timer->bytes = F64(b, T, bytes); /* 0 from a 1.0 or 1.1 writer, which zeroes slots */
+    /* 1.2's trailing field: 0 from a 1.0 or 1.1 writer, which zeroes its
+     * 160-byte slots, and absent from slots too short to hold it */
+    timer->bytes = slot_size >= offsetof(T, bytes) + 8 ? F64(b, T, bytes) : 0;
     int rc = check_path(l, pos, timer);
     if (!rc)
         t->timer_count++;
@@ -852,7 +854,7 @@ static int check_slot_size(struct loader *l, const struct rfile *f, uint32_t kin
         size_t size;
         const char *name;
     } known[] = {
-        {PPW_SLOT_TIMER, sizeof(struct ppw_rec_timer), "TIMER"},
+        {PPW_SLOT_TIMER, offsetof(struct ppw_rec_timer, bytes), "TIMER"}, /* 1.0's fields */
         {PPW_SLOT_THROTTLE, sizeof(struct ppw_rec_throttle), "THROTTLE"},
         {PPW_SLOT_PROBE, sizeof(struct ppw_rec_probe), "PROBE"},
     };
@@ -873,7 +875,7 @@ static int each_slot(struct loader *l, const struct rfile *f, size_t *timers, si
         uint32_t kind = get_u32(b);
         int rc = check_slot_size(l, f, kind);
         if (!rc && kind == PPW_SLOT_TIMER)
-            rc = t ? read_timer(l, b, pos, t) : (++*timers, 0);
+            rc = t ? read_timer(l, b, pos, f->slot_size, t) : (++*timers, 0);
         else if (!rc && kind == PPW_SLOT_THROTTLE)
             rc = t ? read_throttle(l, b, pos, t) : (++*throttles, 0);
         else if (!rc && kind == PPW_SLOT_PROBE && t)
