@@ -249,4 +249,23 @@ expect_status 0 "$PPW_BLAME" --help
 grep -q '^  dump ' out.txt && grep -q '^  profile ' out.txt || fail "--help lists dump and profile"
 ok usage
 
+# ---- export --to chrome on the fixture's trace (thread 0: main, a call
+# of region 3 inside it, an instant; thread 1 created by thread 0) ----
+expect_status 0 "$PPW_BLAME" export ppw-prog-4242 --to chrome
+check chrome_slices '[.traceEvents[] | select(.pid == 4242 and .tid == 0 and (.ph == "B" or .ph == "E"))
+        | [.ph, .name, .ts]]
+    == [["B", "main", 0.1], ["B", "malloc", 0.2], ["E", "malloc", 0.3], ["E", "main", 8.9]]
+    and ([.traceEvents[] | select(.ph == "i") | .args.description] == ["phase 1"])'
+check chrome_threads '([.traceEvents[] | select(.ph == "X") | .tid] | sort) == [0, 1]
+    and ([.traceEvents[] | select(.ph == "s" or .ph == "f") | [.ph, .tid, .cat]]
+         == [["s", 0, "spawn"], ["f", 1, "spawn"]])
+    and ([.traceEvents[] | select(.ph == "M" and .name == "process_name") | .args.name]
+         == ["pid 4242"])'
+# the fixture's binary has no blame graph: the sample views refuse it
+expect_status 1 "$PPW_BLAME" export ppw-prog-4242 --to folded
+[ "$(wc -l <err.txt)" -eq 1 ] || fail "export --to folded without a blame graph: $(cat err.txt)"
+expect_status 2 "$PPW_BLAME" export ppw-prog-4242 --to chrome --rank 0
+one_error_line "export: --rank needs a job directory"
+ok export
+
 [ "$failures" -eq 0 ] || { echo "$failures failure(s)" >&2; exit 1; }

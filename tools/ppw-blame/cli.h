@@ -27,6 +27,8 @@ int cmd_imbalance(int argc, char **argv);
 int cmd_intrusion(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
 
 /* Prints "ppw-blame: error: <message>" on stderr; returns the exit status
  * for err->code. */

@@ -30,6 +30,8 @@ static const struct command commands[] = {
     {"analyze", cmd_analyze, "what is wrong: waits, contention, imbalance, ranked by time lost"},
     {"intrusion", cmd_intrusion, "what measuring cost: probes, sampler, flagged regions"},
     {"calibrate", cmd_calibrate, "measure this machine's barrier, lock and message costs"},
+    {"export", cmd_export, "write folded stacks, speedscope or Chrome trace JSON"},
+    {"flame", cmd_flame, "draw the samples as an SVG flame graph"},
 };
 
 static void print_usage(FILE *out)

@@ -1,0 +1,189 @@
+#!/bin/bash
+# ppw-blame export and flame on real runs (ctest export.<case>), each output
+# checked in its consumer or against its schema:
+#
+#   folded      ppw's folded stacks read back by 'ppw-blame report --folded':
+#               the same variables with the same samples as the run itself;
+#               --no-locations and --variables for flame-graph tools
+#   speedscope  valid against speedscope's own file-format schema, one
+#               profile per thread whose weights add up to its samples
+#   chrome      Chrome trace-event JSON of a traced pthread program and of a
+#               4-rank MPI ring: balanced slices per track, a flow per thread
+#               created and one per message, each flow's ends on its tracks
+#   flame       well-formed SVG: main spans all samples; --variables tops
+#               the stacks with the blamed array
+#   errors      bad options, an unwritable -o (no file left), an untraced run
+#
+#   check_export.sh CASE BUILD_DIR
+set -uo pipefail
+case_name=$1 build=$(cd "$2" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppw-export-$case_name.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+blame=$build/bin/ppw-blame
+python=/usr/bin/python3 # Debian's, with python3-jsonschema (scripts/setup-deps)
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+
+# An ASan-built plugin cannot load into clang, which is not ASan-built.
+nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_ && skip "the plugin is ASan-built"
+export OMP_WAIT_POLICY=passive OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
+
+# barrier [MODE]: test/analyze/barrier.c built and run into ./run
+barrier() {
+    "$build/bin/ppw-cc" -O2 "$src/test/analyze/barrier.c" -o barrier -lpthread 2>cc.err ||
+        fail "cannot build barrier.c: $(cat cc.err)"
+    PPW_MODE=${1:-profile} PPW_OUTPUT=$tmp/run ./barrier >out.txt || fail "barrier.c failed"
+}
+
+# report_of ARGS...: report's variables, as [name, function, samples, incl, excl]
+report_of() {
+    "$blame" report "$@" --format json --top 0 |
+        jq -c '[.variables[] | [.name, .function, .samples, .inclusive, .exclusive]]'
+}
+
+case $case_name in
+folded)
+    barrier
+    "$blame" export run --to folded -o s.folded || fail "export --to folded"
+    [ "$(report_of run)" = "$(report_of --folded s.folded --binary ./barrier)" ] ||
+        fail "the folded export does not read back: run $(report_of run),
+        folded $(report_of --folded s.folded --binary ./barrier)"
+    grep -q '^main@[^;]*barrier.c:[0-9]*:[0-9]*;worker@' s.folded || fail "frames: $(head -3 s.folded)"
+    "$blame" export run --to folded --no-locations --variables >plain.folded || fail "--no-locations"
+    grep -q '^main;worker;sweep;\[variable\]_field [0-9]*$' plain.folded ||
+        fail "--no-locations --variables: $(head -3 plain.folded)"
+    ! grep -q '@' plain.folded || fail "--no-locations left a location: $(grep -m1 @ plain.folded)"
+    # the counts add up to the samples
+    total=$(grep -v '^#' s.folded | awk '{ n += $NF } END { print n }')
+    samples=$("$blame" report run --format json | jq .total_samples)
+    [ "$total" = "$samples" ] || fail "folded counts $total, run samples $samples"
+    echo "export.folded: $(grep -vc '^#' s.folded) stacks, $total samples, report reads them back"
+    ;;
+speedscope)
+    barrier
+    "$blame" export run --to speedscope --variables -o s.json || fail "export --to speedscope"
+    "$python" - "$here/speedscope-schema.json" s.json <<'EOF' || fail "speedscope file"
+import json, sys, jsonschema
+schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
+# the schema's root is FileFormat.File
+jsonschema.validate(doc, {**schema, "$ref": "#/definitions/FileFormat.File"})
+frames = doc["shared"]["frames"]
+assert len(doc["profiles"]) == 2, "one profile per worker thread"
+for p in doc["profiles"]:
+    assert len(p["samples"]) == len(p["weights"]) > 0
+    assert all(0 <= i < len(frames) for s in p["samples"] for i in s), "frame index out of range"
+    assert abs(sum(p["weights"]) - p["endValue"]) < 1e-9 * max(1, p["endValue"])
+    assert all(frames[s[0]]["name"] == "main" for s in p["samples"]), "stacks start at main"
+assert any(f["name"] == "[variable] field" for f in frames), "the blamed array is a frame"
+print("export.speedscope: valid;", len(frames), "frames,",
+      ", ".join("%s %d stacks" % (p["name"], len(p["samples"])) for p in doc["profiles"]))
+EOF
+    ;;
+chrome)
+    barrier profile,trace
+    "$blame" export run --to chrome -o t.json || fail "export --to chrome"
+    command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "no MPI: threads checked only"
+    OMPI_CC=$build/bin/ppw-cc mpicc -O2 "$src/test/runtime/programs/mpi_ring.c" -o ring 2>cc.err ||
+        fail "cannot build mpi_ring.c: $(cat cc.err)"
+    mpirun=(mpirun --oversubscribe -np 4)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    mkdir m
+    (cd m && PPW_MODE=profile,trace timeout 120 "${mpirun[@]}" -x PPW_MODE ../ring >out.txt 2>err.txt) ||
+        fail "mpirun: $(head -3 m/err.txt)"
+    job=(m/ppw-*)
+    "$blame" export "${job[0]}" --to chrome -o j.json || fail "export a job --to chrome"
+    sendrecvs=0
+    for r in "${job[0]}"/r*; do
+        n=$("$blame" dump "$r" --format json --what trace |
+            jq '[.trace[] | select(.name == "GASP_MPI_SENDRECV" and .event == "start")] | length')
+        sendrecvs=$((sendrecvs + n))
+    done
+    "$python" - t.json j.json "$sendrecvs" <<'EOF' || fail "chrome trace"
+import json, sys
+from collections import defaultdict
+
+def check(path, threads_created, messages):
+    doc = json.load(open(path))
+    events = doc["traceEvents"]
+    stacks, last = defaultdict(list), {}
+    for e in events:
+        assert e["ph"] in "MBEXisf", e
+        track = (e["pid"], e["tid"])
+        if e["ph"] in "BE":
+            assert e["ts"] >= last.get(track, 0), "time runs backwards on %s" % (track,)
+            last[track] = e["ts"]
+        if e["ph"] == "B":
+            stacks[track].append(e["name"])
+        elif e["ph"] == "E":
+            assert stacks[track] and stacks[track].pop() == e["name"], "unbalanced E %s" % e
+    assert not any(stacks.values()), "slices left open: %s" % dict(stacks)
+    tracks = {(e["pid"], e["tid"]) for e in events if e["ph"] == "X"}
+    flows = defaultdict(dict)
+    for e in events:
+        if e["ph"] in "sf":
+            assert (e["pid"], e["tid"]) in tracks, "a flow off the tracks"
+            flows[(e["cat"], e["id"])][e["ph"]] = e
+    assert all(set(f) == {"s", "f"} for f in flows.values()), "a flow without both ends"
+    spawns = sum(1 for (cat, _) in flows if cat == "spawn")
+    msgs = sum(1 for (cat, _) in flows if cat == "mpi")
+    assert threads_created is None or spawns == threads_created, \
+        "spawn flows %d, threads created %d" % (spawns, threads_created)
+    assert msgs == messages, "message flows %d, messages sent %d" % (msgs, messages)
+    for (cat, _), f in flows.items():
+        if cat == "mpi":
+            assert f["f"]["ts"] >= f["s"]["ts"], "a message received before it was sent"
+    names = {e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    return len(events), len(tracks), names
+
+n, tracks, names = check(sys.argv[1], 2, 0)
+assert {"thread 0", "thread 1", "thread 2"} <= names, names
+print("export.chrome: threads: %d events on %d tracks, 2 spawn flows" % (n, tracks))
+# Open MPI starts helper threads of its own: their spawn flows are not counted
+n, tracks, _ = check(sys.argv[2], None, int(sys.argv[3]))
+assert tracks >= 4, "a track per rank"
+print("export.chrome: MPI ring: %d events on %d tracks, %s message flows" % (n, tracks, sys.argv[3]))
+EOF
+    [ "$sendrecvs" -gt 0 ] || fail "the ring sent nothing"
+    ;;
+flame)
+    barrier
+    "$blame" flame run -o f.svg --variables --title 'barrier <&> test' || fail "flame"
+    "$python" - f.svg <<'EOF' || fail "flame graph"
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+titles = [t.firstChild.data for t in d.getElementsByTagName("title")]
+assert any(t.startswith("main (") and "100.00%" in t for t in titles), titles[:5]
+assert any(t.startswith("variable field (") for t in titles), titles
+texts = [t.firstChild.data for t in d.getElementsByTagName("text") if t.firstChild]
+assert texts[0] == "barrier <&> test", texts[0]
+assert len(d.getElementsByTagName("rect")) == len(titles) + 1
+print("export.flame: %d boxes" % len(titles))
+EOF
+    ;;
+errors)
+    barrier
+    expect() { # expect STATUS PATTERN ARGS...: exactly one error line matching PATTERN
+        local status=$1 pattern=$2
+        shift 2
+        "$blame" "$@" >out.txt 2>err.txt
+        local got=$?
+        [ $got = "$status" ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "$pattern" err.txt ||
+            fail "ppw-blame $*: status $got (want $status), stderr: $(cat err.txt)"
+    }
+    expect 2 'required' export run
+    expect 2 "unknown format 'svg'" export run --to svg
+    expect 2 'no-locations' export run --to speedscope --no-locations
+    expect 2 'needs a job directory' export run --to chrome --rank 1
+    expect 1 'cannot write /nonexistent/dir/x.folded' export run --to folded -o /nonexistent/dir/x.folded
+    [ ! -e /nonexistent/dir/x.folded ] || fail "a file was left"
+    expect 1 'PPW_MODE=profile,trace' export run --to chrome -o t.json
+    [ ! -e t.json ] || fail "an untraced run left a half-written t.json"
+    expect 2 'required' flame run
+    expect 1 'cannot write /nonexistent/f.svg' flame run -o /nonexistent/f.svg
+    echo "export.errors: ok"
+    ;;
+*) echo "unknown case $case_name" >&2; exit 2 ;;
+esac

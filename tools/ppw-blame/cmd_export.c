@@ -1,0 +1,267 @@
+/* ppw-blame export: a run's samples and trace in the formats other viewers
+ * read: folded stacks (ppw's own, which report/code/lines read back, or
+ * plain function names for flame-graph tools), speedscope JSON, and Chrome
+ * trace-event JSON (Perfetto, chrome://tracing).  Formats are documented in
+ * docs/ppw-blame.md ("ppw-blame export"). */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "export.h"
+#include "job.h"
+#include "json.h"
+#include "read_run.h"
+#include "view.h"
+#include "ppw/gasp.h"
+
+static const char usage[] =
+    "usage: ppw-blame export [DIR] --to folded|speedscope|chrome [-o FILE]\n"
+    "                        [--no-locations] [--variables] [--binary BIN] [--force]\n"
+    "                        [--thread T] [--rank R] [--folded FILE]\n\n"
+    "Writes the run directory or MPI job DIR (default: the newest ppw-* directory)\n"
+    "in a format other tools read:\n"
+    "  folded       one line per distinct stack, root first, and its samples; frames\n"
+    "               are FUNCTION@FILE:LINE:COL, which 'ppw-blame report --folded'\n"
+    "               reads back (--no-locations: bare function names, for flame-graph\n"
+    "               tools such as flamegraph.pl)\n"
+    "  speedscope   a speedscope file (https://www.speedscope.app): one sampled\n"
+    "               profile per thread (per rank and thread for a job), weighted by\n"
+    "               the run's metric\n"
+    "  chrome       Chrome trace-event JSON (Perfetto, chrome://tracing) from a run\n"
+    "               traced with PPW_MODE=profile,trace: threads and ranks as tracks,\n"
+    "               GASP regions as slices, thread creation and MPI messages as flows\n\n"
+    "  --to FORMAT        folded, speedscope or chrome (required)\n"
+    "  -o, --output FILE  write to FILE instead of standard output\n"
+    "  --variables        folded and speedscope: end each stack with the variable its\n"
+    "                     samples are blamed to, as a frame '[variable] NAME'\n"
+    "  --no-locations     folded: function names only\n"
+    "  --thread, --rank, --binary, --force, --folded: as for 'ppw-blame report'\n"
+    "  -h, --help         show this help\n";
+
+enum export_to { TO_FOLDED, TO_SPEEDSCOPE, TO_CHROME };
+
+struct export_opts {
+    struct view_opts view;
+    const char *to, *output;
+    bool no_locations, variables;
+    enum export_to fmt;
+};
+
+/* ---- folded ---- */
+
+static void folded_frame(FILE *out, const struct ppw_blame_frame *f, bool location)
+{
+    const char *name = f->function ? f->function : "??";
+    /* ';' and whitespace separate frames and the count: never in a name */
+    for (const char *c = name; *c; c++)
+        putc(*c == ';' || *c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c, out);
+    if (!location || !f->function || !f->line)
+        return;
+    putc('@', out);
+    if (f->file)
+        fprintf(out, "%s:", f->file);
+    fprintf(out, "%" PRIu32, f->line);
+    if (f->col)
+        fprintf(out, ":%" PRIu32, f->col);
+}
+
+static int write_folded(FILE *out, const struct export_opts *o, const struct view_input *in,
+                        struct export_blame *blame)
+{
+    size_t n;
+    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    fprintf(out, "# ppw-blame export --to folded: %s, %" PRIu64 " samples\n", in->source,
+            view_total_samples(in));
+    for (size_t s = 0; s < n; s++) {
+        const struct ppw_blame_stack *st = &stacks[s];
+        if (!st->nframes || !st->samples)
+            continue;
+        size_t top = view_top_frame(st);
+        /* A location names a function with a blame graph: the reader
+         * refuses it on any other frame. */
+        for (size_t k = top + 1; k-- > 0;) {
+            folded_frame(out, &st->frames[k],
+                         !o->no_locations && export_has_graph(in, st->frames[k].function));
+            if (k)
+                putc(';', out);
+        }
+        if (blame) {
+            const char *var = export_stack_variable(blame, s);
+            if (var)
+                fprintf(out, ";[variable]_%s", var);
+        }
+        fprintf(out, " %" PRIu64 "\n", st->samples);
+    }
+    return 0;
+}
+
+/* ---- speedscope (https://github.com/jlfwong/speedscope, file format 0.0.1) ---- */
+
+static int write_speedscope(FILE *out, const struct view_input *in, struct export_blame *blame,
+                            struct ppw_err *err)
+{
+    size_t n;
+    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    struct export_frames frames;
+    if (export_frames_build(&frames, stacks, n, blame) != 0)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    bool seconds = in->unit && strcmp(in->unit, "s") == 0;
+    fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",", out);
+    fputs("\"exporter\":\"ppw-blame export\",\"name\":", out);
+    json_string(out, in->source);
+    fputs(",\"activeProfileIndex\":0,\"shared\":{\"frames\":[", out);
+    for (size_t i = 0; i < frames.count; i++) {
+        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        json_string(out, frames.names[i]);
+        if (frames.files[i]) {
+            fputs(",\"file\":", out);
+            json_string(out, frames.files[i]);
+        }
+        putc('}', out);
+    }
+    fputs("]},\"profiles\":[", out);
+    /* one profile per thread (rank * PPW_JOB_RANK_SHIFT + thread in a job) */
+    size_t nthreads = 0;
+    uint32_t *threads = export_stack_threads(stacks, n, &nthreads);
+    if (n && !threads) {
+        export_frames_free(&frames);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    for (size_t t = 0; t < nthreads; t++) {
+        double total = 0;
+        for (size_t s = 0; s < n; s++)
+            if (stacks[s].thread == threads[t] && stacks[s].nframes)
+                total += seconds ? stacks[s].weight : (double)stacks[s].samples;
+        fputs(t ? ",{" : "{", out);
+        fputs("\"type\":\"sampled\",\"name\":", out);
+        char name[64];
+        if (in->job)
+            snprintf(name, sizeof name, "rank %" PRIu32 " thread %" PRIu32,
+                     threads[t] / PPW_JOB_RANK_SHIFT, threads[t] % PPW_JOB_RANK_SHIFT);
+        else
+            snprintf(name, sizeof name, "thread %" PRIu32, threads[t]);
+        json_string(out, name);
+        fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", seconds ? "seconds" : "none");
+        json_double(out, total);
+        fputs(",\"samples\":[", out);
+        bool first = true;
+        for (size_t s = 0; s < n; s++) {
+            const struct ppw_blame_stack *st = &stacks[s];
+            if (st->thread != threads[t] || !st->nframes)
+                continue;
+            fputs(first ? "[" : ",[", out);
+            first = false;
+            size_t top = view_top_frame(st);
+            for (size_t k = top + 1; k-- > 0;)
+                fprintf(out, "%s%zu", k == top ? "" : ",",
+                        export_frame_index(&frames, st->frames[k].function, st->frames[k].file));
+            const char *var = blame ? export_stack_variable(blame, s) : NULL;
+            if (var)
+                fprintf(out, ",%zu", export_variable_index(&frames, var));
+            putc(']', out);
+        }
+        fputs("],\"weights\":[", out);
+        first = true;
+        for (size_t s = 0; s < n; s++) {
+            const struct ppw_blame_stack *st = &stacks[s];
+            if (st->thread != threads[t] || !st->nframes)
+                continue;
+            if (!first)
+                putc(',', out);
+            first = false;
+            json_double(out, seconds ? st->weight : (double)st->samples);
+        }
+        fputs("]}", out);
+    }
+    fputs("]}\n", out);
+    free(threads);
+    export_frames_free(&frames);
+    return 0;
+}
+
+/* ---- options ---- */
+
+static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw_err *err)
+{
+    /* -o is the one short option of ppw-blame: spelled out for the parser */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-o") == 0)
+            argv[i] = (char *)"--output";
+    const struct cli_option options[] = {VIEW_OPTIONS(&o->view), {"--to", &o->to},
+                                         {"--output", &o->output}};
+    const struct cli_flag flags[] = {{"--force", &o->view.force},
+                                     {"--no-locations", &o->no_locations},
+                                     {"--variables", &o->variables}};
+    int rc = cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 2, flags, 3, &o->view.dir,
+                             &o->view.help, err);
+    if (rc || o->view.help)
+        return rc;
+    if (o->view.format)
+        return ppw_err_set(err, PPW_EUSAGE, "export: --format is not an export option (use --to)");
+    if (!o->to)
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to FORMAT is required (folded, speedscope or chrome)");
+    if (strcmp(o->to, "folded") == 0)
+        o->fmt = TO_FOLDED;
+    else if (strcmp(o->to, "speedscope") == 0)
+        o->fmt = TO_SPEEDSCOPE;
+    else if (strcmp(o->to, "chrome") == 0)
+        o->fmt = TO_CHROME;
+    else
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: unknown format '%s' (folded, speedscope or chrome)", o->to);
+    if (o->no_locations && o->fmt != TO_FOLDED)
+        return ppw_err_set(err, PPW_EUSAGE, "export: --no-locations is for --to folded");
+    if (o->variables && o->fmt == TO_CHROME)
+        return ppw_err_set(err, PPW_EUSAGE, "export: --variables is for folded and speedscope");
+    if (o->fmt == TO_CHROME && (o->view.folded || o->view.top || o->view.thread))
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to chrome reads a traced run: no --folded, --top or --thread");
+    if (o->fmt == TO_SPEEDSCOPE)
+        o->view.split_threads = true;
+    return view_check_opts(&o->view, "export", 0, err);
+}
+
+int cmd_export(int argc, char **argv)
+{
+    struct export_opts o = {0};
+    struct ppw_err err;
+    ppw_err_clear(&err);
+    if (parse_export(argc, argv, &o, &err))
+        return cli_fail(&err);
+    if (o.view.help) {
+        fputs(usage, stdout);
+        return cli_finish_output();
+    }
+    int rc = 0;
+    if (o.fmt == TO_CHROME) {
+        char *dir = NULL;
+        if ((rc = cli_run_dir(o.view.dir, &dir, &err)) != 0)
+            return cli_fail(&err);
+        FILE *out = export_open(o.output, &err);
+        rc = out ? export_chrome(out, dir, o.view.has_rank, o.view.rank_id, &err) : PPW_EIO;
+        if (out)
+            rc = export_finish(out, o.output, rc, &err);
+        free(dir);
+        return rc ? cli_fail(&err) : PPW_EXIT_OK;
+    }
+    struct view_input in = {0};
+    struct export_blame *blame = NULL;
+    FILE *out = NULL;
+    rc = view_load(&o.view, &in, &err);
+    if (!rc && o.variables)
+        rc = export_blame_new(&in, &blame, &err);
+    if (!rc && !(out = export_open(o.output, &err)))
+        rc = PPW_EIO;
+    if (!rc)
+        rc = o.fmt == TO_FOLDED ? write_folded(out, &o, &in, blame)
+                                : write_speedscope(out, &in, blame, &err);
+    if (out)
+        rc = export_finish(out, o.output, rc, &err);
+    export_blame_free(blame);
+    view_input_free(&in);
+    return rc ? cli_fail(&err) : PPW_EXIT_OK;
+}

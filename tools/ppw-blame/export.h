@@ -1,0 +1,63 @@
+/* What ppw-blame export and flame share: each stack's blamed variable,
+ * a table of distinct frames, the threads of a stack set, and the Chrome
+ * trace-event writer (export_chrome.c). */
+#ifndef PPW_BLAME_EXPORT_H
+#define PPW_BLAME_EXPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "attribute.h"
+#include "error.h"
+
+struct view_input;
+
+/* The output FILE (stdout for NULL or "-"); NULL with err set when it
+ * cannot be opened. */
+FILE *export_open(const char *path, struct ppw_err *err);
+/* Closes the output after writing it returned rc.  A write error loses
+ * the export, so it is an error too; a failed export to a file leaves no
+ * file (a half-written one would look like a whole one).  Returns rc or
+ * the write error. */
+int export_finish(FILE *out, const char *path, int rc, struct ppw_err *err);
+
+/* Whether function has a blame graph in the view's binary. */
+bool export_has_graph(const struct view_input *in, const char *function);
+
+/* Each stack's variable: the one blamed exclusively for most of its
+ * samples, that is the innermost variable whose value the sampled code
+ * computes (docs/ppw-blame.md, "Attribution"); NULL when none is. */
+struct export_blame;
+int export_blame_new(const struct view_input *in, struct export_blame **out, struct ppw_err *err);
+const char *export_stack_variable(const struct export_blame *blame, size_t stack);
+void export_blame_free(struct export_blame *blame);
+
+/* Distinct frames by function (the first file seen names it), then one
+ * frame "[variable] NAME" per blamed variable. */
+struct export_frames {
+    const char **names, **files; /* files[i] NULL when unknown */
+    char **owned;                /* the variable frames' names */
+    size_t count, nowned;
+    size_t *slots; /* open-addressing index by name: slot i holds frame index + 1 */
+    size_t mask;
+};
+int export_frames_build(struct export_frames *frames, const struct ppw_blame_stack *stacks,
+                        size_t n, const struct export_blame *blame);
+size_t export_frame_index(const struct export_frames *frames, const char *function,
+                          const char *file);
+size_t export_variable_index(const struct export_frames *frames, const char *variable);
+void export_frames_free(struct export_frames *frames);
+
+/* The distinct thread ids of the stacks, sorted (malloc'ed; NULL for none
+ * or out of memory). */
+uint32_t *export_stack_threads(const struct ppw_blame_stack *stacks, size_t n, size_t *count);
+
+/* Chrome trace-event JSON of the run or job directory dir (only rank
+ * `rank` when has_rank).  Errors: those of reading the runs, PPW_ENOTFOUND
+ * (no trace in any run), PPW_EUSAGE (--rank on a run directory),
+ * PPW_ENOMEM. */
+int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, struct ppw_err *err);
+
+#endif
