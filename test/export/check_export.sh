@@ -10,6 +10,9 @@
 #   chrome      Chrome trace-event JSON of a traced pthread program and of a
 #               4-rank MPI ring: balanced slices per track, a flow per thread
 #               created and one per message, each flow's ends on its tracks
+#   pprof       gzip, then protoc decodes it as perftools.profiles.Profile: the
+#               samples add up, every location and function id resolves, and
+#               the blamed array is a label
 #   flame       well-formed SVG: main spans all samples; --variables tops
 #               the stacks with the blamed array
 #   errors      bad options, an unwritable -o (no file left), an untraced run
@@ -71,7 +74,9 @@ schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
 # the schema's root is FileFormat.File
 jsonschema.validate(doc, {**schema, "$ref": "#/definitions/FileFormat.File"})
 frames = doc["shared"]["frames"]
-assert len(doc["profiles"]) == 2, "one profile per worker thread"
+names = [p["name"] for p in doc["profiles"]]
+assert len(set(names)) == len(names) and {"thread 1", "thread 2"} <= set(names), \
+    "a profile per thread: %s" % names
 for p in doc["profiles"]:
     assert len(p["samples"]) == len(p["weights"]) > 0
     assert all(0 <= i < len(frames) for s in p["samples"] for i in s), "frame index out of range"
@@ -148,6 +153,37 @@ print("export.chrome: MPI ring: %d events on %d tracks, %s message flows" % (n, 
 EOF
     [ "$sendrecvs" -gt 0 ] || fail "the ring sent nothing"
     ;;
+pprof)
+    barrier
+    command -v protoc >/dev/null || skip "protoc not installed (protobuf-compiler)"
+    "$blame" export run --to pprof -o p.pb.gz || fail "export --to pprof"
+    gzip -t p.pb.gz || fail "not gzip"
+    gzip -dc p.pb.gz | protoc --decode=perftools.profiles.Profile \
+        --proto_path="$src/tools/ppw-blame/proto" profile.proto >p.txt 2>err.txt ||
+        fail "protoc cannot decode it: $(cat err.txt)"
+    samples=$("$blame" report run --format json | jq .total_samples)
+    "$python" - p.txt "$samples" <<'EOF' || fail "pprof profile"
+import re, sys
+text, samples = open(sys.argv[1]).read(), int(sys.argv[2])
+strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+assert strings[0] == "", "string 0 must be empty"
+blocks = lambda name: re.findall(r'^%s \{\n(.*?)^\}' % name, text, re.M | re.S)
+nums = lambda block, field: [int(v) for v in re.findall(r'^\s*%s: (-?\d+)$' % field, block, re.M)]
+sample_blocks, locs, funcs = blocks("sample"), blocks("location"), blocks("function")
+loc_ids = {nums(b, "id")[0] for b in locs}
+fun_ids = {nums(b, "id")[0] for b in funcs}
+assert sum(nums(b, "value")[0] for b in sample_blocks) == samples, "sample counts"
+assert all(set(nums(b, "location_id")) <= loc_ids for b in sample_blocks), "a dangling location"
+assert all(set(nums(b, "function_id")) <= fun_ids for b in locs), "a dangling function"
+names = {strings[nums(b, "name")[0]] for b in funcs}
+assert {"main", "worker", "sweep"} <= names, names
+labels = re.findall(r'label \{\s*key: (\d+)\s*str: (\d+)', text)
+assert any(strings[int(k)] == "variable" and strings[int(v)] == "field" for k, v in labels), \
+    "the blamed array is no label"
+print("export.pprof: decodes; %d samples in %d stacks, %d locations, %d functions"
+      % (samples, len(sample_blocks), len(locs), len(funcs)))
+EOF
+    ;;
 flame)
     barrier
     "$blame" flame run -o f.svg --variables --title 'barrier <&> test' || fail "flame"
@@ -176,6 +212,7 @@ errors)
     expect 2 'required' export run
     expect 2 "unknown format 'svg'" export run --to svg
     expect 2 'no-locations' export run --to speedscope --no-locations
+    expect 2 'pprof always labels' export run --to pprof --variables
     expect 2 'needs a job directory' export run --to chrome --rank 1
     expect 1 'cannot write /nonexistent/dir/x.folded' export run --to folded -o /nonexistent/dir/x.folded
     [ ! -e /nonexistent/dir/x.folded ] || fail "a file was left"

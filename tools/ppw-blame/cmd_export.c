@@ -18,7 +18,7 @@
 #include "ppw/gasp.h"
 
 static const char usage[] =
-    "usage: ppw-blame export [DIR] --to folded|speedscope|chrome [-o FILE]\n"
+    "usage: ppw-blame export [DIR] --to folded|speedscope|chrome|pprof [-o FILE]\n"
     "                        [--no-locations] [--variables] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R] [--folded FILE]\n\n"
     "Writes the run directory or MPI job DIR (default: the newest ppw-* directory)\n"
@@ -32,8 +32,10 @@ static const char usage[] =
     "               the run's metric\n"
     "  chrome       Chrome trace-event JSON (Perfetto, chrome://tracing) from a run\n"
     "               traced with PPW_MODE=profile,trace: threads and ranks as tracks,\n"
-    "               GASP regions as slices, thread creation and MPI messages as flows\n\n"
-    "  --to FORMAT        folded, speedscope or chrome (required)\n"
+    "               GASP regions as slices, thread creation and MPI messages as flows\n"
+    "  pprof        pprof's profile.proto, gzipped (go tool pprof, pprof): a sample per\n"
+    "               stack, labelled with its thread and its blamed variable\n\n"
+    "  --to FORMAT        folded, speedscope, chrome or pprof (required)\n"
     "  -o, --output FILE  write to FILE instead of standard output\n"
     "  --variables        folded and speedscope: end each stack with the variable its\n"
     "                     samples are blamed to, as a frame '[variable] NAME'\n"
@@ -41,7 +43,7 @@ static const char usage[] =
     "  --thread, --rank, --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
-enum export_to { TO_FOLDED, TO_SPEEDSCOPE, TO_CHROME };
+enum export_to { TO_FOLDED, TO_SPEEDSCOPE, TO_CHROME, TO_PPROF };
 
 struct export_opts {
     struct view_opts view;
@@ -203,20 +205,24 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         return ppw_err_set(err, PPW_EUSAGE, "export: --format is not an export option (use --to)");
     if (!o->to)
         return ppw_err_set(err, PPW_EUSAGE,
-                           "export: --to FORMAT is required (folded, speedscope or chrome)");
+                           "export: --to FORMAT is required (folded, speedscope, chrome or pprof)");
     if (strcmp(o->to, "folded") == 0)
         o->fmt = TO_FOLDED;
     else if (strcmp(o->to, "speedscope") == 0)
         o->fmt = TO_SPEEDSCOPE;
     else if (strcmp(o->to, "chrome") == 0)
         o->fmt = TO_CHROME;
+    else if (strcmp(o->to, "pprof") == 0)
+        o->fmt = TO_PPROF;
     else
         return ppw_err_set(err, PPW_EUSAGE,
-                           "export: unknown format '%s' (folded, speedscope or chrome)", o->to);
+                           "export: unknown format '%s' (folded, speedscope, chrome or pprof)",
+                           o->to);
     if (o->no_locations && o->fmt != TO_FOLDED)
         return ppw_err_set(err, PPW_EUSAGE, "export: --no-locations is for --to folded");
-    if (o->variables && o->fmt == TO_CHROME)
-        return ppw_err_set(err, PPW_EUSAGE, "export: --variables is for folded and speedscope");
+    if (o->variables && (o->fmt == TO_CHROME || o->fmt == TO_PPROF))
+        return ppw_err_set(err, PPW_EUSAGE, "export: --variables is for folded and speedscope "
+                                            "(pprof always labels the variable)");
     if (o->fmt == TO_CHROME && (o->view.folded || o->view.top || o->view.thread))
         return ppw_err_set(err, PPW_EUSAGE,
                            "export: --to chrome reads a traced run: no --folded, --top or --thread");
@@ -252,13 +258,14 @@ int cmd_export(int argc, char **argv)
     struct export_blame *blame = NULL;
     FILE *out = NULL;
     rc = view_load(&o.view, &in, &err);
-    if (!rc && o.variables)
+    if (!rc && (o.variables || o.fmt == TO_PPROF))
         rc = export_blame_new(&in, &blame, &err);
     if (!rc && !(out = export_open(o.output, &err)))
         rc = PPW_EIO;
     if (!rc)
-        rc = o.fmt == TO_FOLDED ? write_folded(out, &o, &in, blame)
-                                : write_speedscope(out, &in, blame, &err);
+        rc = o.fmt == TO_FOLDED       ? write_folded(out, &o, &in, blame)
+             : o.fmt == TO_SPEEDSCOPE ? write_speedscope(out, &in, blame, &err)
+                                      : export_pprof(out, &in, blame, &err);
     if (out)
         rc = export_finish(out, o.output, rc, &err);
     export_blame_free(blame);

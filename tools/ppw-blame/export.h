@@ -54,6 +54,12 @@ void export_frames_free(struct export_frames *frames);
  * or out of memory). */
 uint32_t *export_stack_threads(const struct ppw_blame_stack *stacks, size_t n, size_t *count);
 
+/* pprof's profile.proto, gzipped: a sample per stack (values: samples, and
+ * the metric: CPU nanoseconds for a CPU-time run), labelled "thread" and,
+ * when blame is given, "variable".  Errors: PPW_ENOMEM, PPW_EIO. */
+int export_pprof(FILE *out, const struct view_input *in, const struct export_blame *blame,
+                 struct ppw_err *err);
+
 /* Chrome trace-event JSON of the run or job directory dir (only rank
  * `rank` when has_rank).  Errors: those of reading the runs, PPW_ENOTFOUND
  * (no trace in any run), PPW_EUSAGE (--rank on a run directory),

@@ -207,6 +207,8 @@ static int recv_order(const void *a, const void *b)
  * k-th receive (MPI's non-overtaking rule). */
 static void write_messages(struct chrome *c)
 {
+    if (!c->nsends || !c->nrecvs)
+        return; /* (and qsort must not see their NULL arrays) */
     qsort(c->sends, c->nsends, sizeof *c->sends, send_order);
     qsort(c->recvs, c->nrecvs, sizeof *c->recvs, recv_order);
     size_t s = 0, r = 0;
