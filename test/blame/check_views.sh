@@ -241,7 +241,7 @@ one_error_line "report: --folded needs --binary BIN"
 expect_status 2 "$PPW_BLAME" report somedir --folded fig33.folded --binary fig33_O0
 one_error_line "report: give a run directory or --folded FILE, not both"
 expect_status 2 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format xml
-one_error_line "report: unknown format 'xml' (expected text, tsv or json)"
+one_error_line "report: unknown format 'xml' (expected text, tsv, csv or json)"
 expect_status 2 "$PPW_BLAME" code --folded fig33.folded --binary fig33_O0 --top -1
 one_error_line "code: --top needs a number"
 expect_status 2 "$PPW_BLAME" lines --folded fig33.folded --binary fig33_O0 --flat

@@ -13,6 +13,8 @@
 #   pprof       gzip, then protoc decodes it as perftools.profiles.Profile: the
 #               samples add up, every location and function id resolves, and
 #               the blamed array is a label
+#   csv         report, code and lines --format csv read by Python's csv module
+#               give the same records as their TSV
 #   flame       well-formed SVG: main spans all samples; --variables tops
 #               the stacks with the blamed array
 #   errors      bad options, an unwritable -o (no file left), an untraced run
@@ -183,6 +185,22 @@ assert any(strings[int(k)] == "variable" and strings[int(v)] == "field" for k, v
 print("export.pprof: decodes; %d samples in %d stacks, %d locations, %d functions"
       % (samples, len(sample_blocks), len(locs), len(funcs)))
 EOF
+    ;;
+csv)
+    barrier
+    for view in report code "code --flat" lines; do
+        # shellcheck disable=SC2086
+        "$blame" $view run --format csv >t.csv || fail "$view --format csv"
+        # shellcheck disable=SC2086
+        "$blame" $view run --format tsv >t.tsv
+        "$python" - t.csv t.tsv "$view" <<'EOF' || fail "$view: CSV and TSV differ"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+tsv = [line.rstrip("\n").split("\t") for line in open(sys.argv[2])]
+assert rows == tsv and len(rows) > 1, (rows[:3], tsv[:3])
+print("export.csv: %s: %d records" % (sys.argv[3], len(rows)))
+EOF
+    done
     ;;
 flame)
     barrier

@@ -12,7 +12,7 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame code [DIR] [--flat] [--top N] [--min PCT] [--format text|tsv|json]\n"
+    "usage: ppw-blame code [DIR] [--flat] [--top N] [--min PCT] [--format text|tsv|csv|json]\n"
     "                      [--binary BIN] [--force] [--thread T] [--rank R] [--folded FILE]\n\n"
     "The samples by function in full calling context: a tree from main (each\n"
     "function under its caller, with the line of the call), or with --flat one\n"
@@ -22,7 +22,7 @@ static const char usage[] =
     "  --top N            --flat: the N first functions (default 20; 0: all);\n"
     "                     tree: at most N callees under each function (default: all)\n"
     "  --min PCT          tree: leave out calls below PCT% of the samples (default 0.5)\n"
-    "  --format FORMAT    text (default), tsv or json\n"
+    "  --format FORMAT    text (default), tsv, csv or json\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
     "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
     "  --binary, --force, --folded: as for 'ppw-blame report'\n"
@@ -38,7 +38,7 @@ struct node {
 };
 
 struct code {
-    const struct view_opts *o;
+    struct view_opts *o;
     const struct view_input *in;
     bool flat;
     double min_pct;
@@ -329,13 +329,16 @@ static int run_code(struct code *c)
         rc = flat_rows(c, &rows, &nrows);
     if (rc)
         return rc;
-    print_head(stdout, c);
+    FILE *out = view_out(c->o);
+    print_head(out, c);
     if (c->flat)
-        print_flat(stdout, c, rows, nrows);
+        print_flat(out, c, rows, nrows);
     else
-        rc = print_tree(stdout, c, 0, 0, &path, &path_len);
+        rc = print_tree(out, c, 0, 0, &path, &path_len);
     if (c->o->fmt == VIEW_JSON)
-        fputs("]}\n", stdout);
+        fputs("]}\n", out);
+    int finished = view_out_finish(c->o);
+    rc = rc ? rc : finished;
     free(path);
     free(rows);
     return rc;

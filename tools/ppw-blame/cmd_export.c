@@ -146,7 +146,8 @@ static int write_speedscope(FILE *out, const struct view_input *in, struct expor
         else
             snprintf(name, sizeof name, "thread %" PRIu32, threads[t]);
         json_string(out, name);
-        fprintf(out, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", seconds ? "seconds" : "none");
+        fprintf(out,
+                ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":", seconds ? "seconds" : "none");
         json_double(out, total);
         fputs(",\"samples\":[", out);
         bool first = true;
@@ -192,8 +193,8 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-o") == 0)
             argv[i] = (char *)"--output";
-    const struct cli_option options[] = {VIEW_OPTIONS(&o->view), {"--to", &o->to},
-                                         {"--output", &o->output}};
+    const struct cli_option options[] = {
+        VIEW_OPTIONS(&o->view), {"--to", &o->to}, {"--output", &o->output}};
     const struct cli_flag flags[] = {{"--force", &o->view.force},
                                      {"--no-locations", &o->no_locations},
                                      {"--variables", &o->variables}};
@@ -221,11 +222,13 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
     if (o->no_locations && o->fmt != TO_FOLDED)
         return ppw_err_set(err, PPW_EUSAGE, "export: --no-locations is for --to folded");
     if (o->variables && (o->fmt == TO_CHROME || o->fmt == TO_PPROF))
-        return ppw_err_set(err, PPW_EUSAGE, "export: --variables is for folded and speedscope "
-                                            "(pprof always labels the variable)");
-    if (o->fmt == TO_CHROME && (o->view.folded || o->view.top || o->view.thread))
         return ppw_err_set(err, PPW_EUSAGE,
-                           "export: --to chrome reads a traced run: no --folded, --top or --thread");
+                           "export: --variables is for folded and speedscope "
+                           "(pprof always labels the variable)");
+    if (o->fmt == TO_CHROME && (o->view.folded || o->view.top || o->view.thread))
+        return ppw_err_set(
+            err, PPW_EUSAGE,
+            "export: --to chrome reads a traced run: no --folded, --top or --thread");
     if (o->fmt == TO_SPEEDSCOPE)
         o->view.split_threads = true;
     return view_check_opts(&o->view, "export", 0, err);

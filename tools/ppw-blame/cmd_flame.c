@@ -140,8 +140,9 @@ static void draw(FILE *out, const struct flame *f, size_t k, double x, size_t le
         fputs("<g><title>", out);
         xml(out, n->variable ? "variable " : "");
         xml(out, n->name);
-        fprintf(out, " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" "
-                     "width=\"%.2f\" height=\"%d\" fill=\"",
+        fprintf(out,
+                " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" "
+                "width=\"%.2f\" height=\"%d\" fill=\"",
                 n->samples, 100.0 * (double)n->samples / (double)total, x, y, w, ROW - 1);
         colour(out, n);
         fputs("\" rx=\"2\"/>", out);
@@ -198,8 +199,9 @@ static void write_svg(FILE *out, const struct flame *f, const char *title)
             "<text x=\"%d\" y=\"24\" style=\"font-size: 16px\">",
             WIDTH, height, WIDTH, height, MARGIN);
     xml(out, title);
-    fprintf(out, "</text>\n<text x=\"%d\" y=\"38\">%" PRIu64
-                 " samples; width: share of samples; blue: blamed variables</text>\n",
+    fprintf(out,
+            "</text>\n<text x=\"%d\" y=\"38\">%" PRIu64
+            " samples; width: share of samples; blue: blamed variables</text>\n",
             MARGIN, total);
     if (total)
         draw(out, f, 0, MARGIN, 0, px, total, rows);
@@ -214,8 +216,8 @@ int cmd_flame(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "-o") == 0)
             argv[i] = (char *)"--output";
-    const struct cli_option options[] = {VIEW_OPTIONS(&o), {"--output", &output},
-                                         {"--title", &title}};
+    const struct cli_option options[] = {
+        VIEW_OPTIONS(&o), {"--output", &output}, {"--title", &title}};
     const struct cli_flag flags[] = {{"--force", &o.force}, {"--variables", &variables}};
     struct ppw_err err;
     ppw_err_clear(&err);

@@ -572,7 +572,8 @@ int cmd_imbalance(int argc, char **argv)
     if (by && strcmp(by, "rank") != 0 && strcmp(by, "thread") != 0)
         return cli_usage_error("imbalance: --by needs rank or thread, not '%s'", by);
     if (o.fmt == VIEW_TSV)
-        return cli_usage_error("imbalance: unknown format 'tsv' (expected text or json)");
+        return cli_usage_error("imbalance: unknown format '%s' (expected text or json)",
+                               o.csv ? "csv" : "tsv");
     o.split_threads = true;
     int rc = view_load(&o, &in, &err);
     if (!rc) {

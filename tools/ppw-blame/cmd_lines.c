@@ -16,13 +16,13 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame lines [DIR] [--top N] [--format text|tsv|json] [--binary BIN] [--force]\n"
+    "usage: ppw-blame lines [DIR] [--top N] [--format text|tsv|csv|json] [--binary BIN] [--force]\n"
     "                       [--folded FILE]\n\n"
     "The source lines the samples were taken on (self), with the samples of the\n"
     "calls made from each line (incl). A sample in code without a blame graph\n"
     "(a library) counts on the line that called it.\n\n"
     "  --top N            the N first lines (default 20; 0: all)\n"
-    "  --format FORMAT    text (default), tsv or json\n"
+    "  --format FORMAT    text (default), tsv, csv or json\n"
     "  --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
@@ -225,7 +225,9 @@ int cmd_lines(int argc, char **argv)
     if (!rc) {
         if (l.count)
             qsort(l.rows, l.count, sizeof *l.rows, compare_rows);
-        print_lines(stdout, &l);
+        print_lines(view_out(&o), &l);
+        if ((rc = view_out_finish(&o)) != 0)
+            ppw_err_set(&err, rc, "out of memory");
     }
     ppw_strmap_free(&l.user);
     ppw_strmap_free(&l.index);

@@ -14,7 +14,7 @@
 
 static const char usage[] =
     "usage: ppw-blame report [DIR] [--top N] [--exclusive] [--blame-point FN]\n"
-    "                        [--format text|tsv|json] [--binary BIN] [--force]\n"
+    "                        [--format text|tsv|csv|json] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R]\n"
     "       ppw-blame report --folded FILE --binary BIN [options]\n\n"
     "Ranks the variables of the program by the share of samples that blame them:\n"
@@ -29,7 +29,7 @@ static const char usage[] =
     "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
     "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
-    "  --format FORMAT    text (default), tsv or json\n"
+    "  --format FORMAT    text (default), tsv, csv or json\n"
     "  --binary BIN       the binary with the blame graphs (default: the run's executable)\n"
     "  --force            use BIN even when its build-id is not the run's\n"
     "  --folded FILE      folded stacks, one per line: main@22;foo@9 3\n"
@@ -218,7 +218,9 @@ int cmd_report(int argc, char **argv)
         p.in = &in;
         p.r = r;
         p.shown = o.top_n && o.top_n < r->nvars ? o.top_n : r->nvars;
-        print_report(stdout, &p);
+        print_report(view_out(&o), &p);
+        if ((rc = view_out_finish(&o)) != 0)
+            ppw_err_set(&err, rc, "out of memory");
     }
     ppw_blame_result_free(r);
     view_input_free(&in);

@@ -238,4 +238,3 @@ int export_finish(FILE *out, const char *path, int rc, struct ppw_err *err)
         remove(path);
     return rc;
 }
-

@@ -99,14 +99,17 @@ static int collect_message(struct chrome *c, const struct unit *u, const struct 
     bool sendrecv = g->tag == GASP_MPI_SENDRECV;
     if (ev->evttype == GASP_START && (g->op == PPW_OP_SEND || g->op == PPW_OP_SEND_NB) &&
         ev->nargs >= 4)
-        return push(&c->sends, &c->nsends, &c->cap_sends,
-                    (struct message_end){u->pid, (uint32_t)ev->args[2], ev->args[3], at, th->index});
+        return push(
+            &c->sends, &c->nsends, &c->cap_sends,
+            (struct message_end){u->pid, (uint32_t)ev->args[2], ev->args[3], at, th->index});
     if (ev->evttype == GASP_END && g->op == PPW_OP_RECV && ev->nargs >= 4)
-        return push(&c->recvs, &c->nrecvs, &c->cap_recvs,
-                    (struct message_end){u->pid, (uint32_t)ev->args[2], ev->args[3], at, th->index});
+        return push(
+            &c->recvs, &c->nrecvs, &c->cap_recvs,
+            (struct message_end){u->pid, (uint32_t)ev->args[2], ev->args[3], at, th->index});
     if (ev->evttype == GASP_END && sendrecv && ev->nargs >= 8)
-        return push(&c->recvs, &c->nrecvs, &c->cap_recvs,
-                    (struct message_end){u->pid, (uint32_t)ev->args[6], ev->args[7], at, th->index});
+        return push(
+            &c->recvs, &c->nrecvs, &c->cap_recvs,
+            (struct message_end){u->pid, (uint32_t)ev->args[6], ev->args[7], at, th->index});
     return 0;
 }
 
@@ -134,7 +137,8 @@ static void write_thread(struct chrome *c, const struct unit *u, const struct pp
             ts(c, run, th->start_ns);
             putc('}', c->out);
             event(c, "f", u->pid, th->index);
-            fprintf(c->out, ",\"name\":\"create\",\"cat\":\"spawn\",\"bp\":\"e\",\"id\":%" PRIu64, id);
+            fprintf(c->out, ",\"name\":\"create\",\"cat\":\"spawn\",\"bp\":\"e\",\"id\":%" PRIu64,
+                    id);
             ts(c, run, th->start_ns);
             putc('}', c->out);
         }
@@ -231,9 +235,9 @@ static void write_messages(struct chrome *c)
         json_double(c->out, m->at > c->base ? (double)(m->at - c->base) / 1e3 : 0);
         putc('}', c->out);
         event(c, "f", n->rank, n->tid);
-        fprintf(c->out, ",\"name\":\"message\",\"cat\":\"mpi\",\"bp\":\"e\",\"id\":%" PRIu64
-                        ",\"ts\":",
-                id);
+        fprintf(
+            c->out,
+            ",\"name\":\"message\",\"cat\":\"mpi\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"ts\":", id);
         /* a receive ends after its send began; clock error may say otherwise */
         uint64_t at = n->at > m->at ? n->at : m->at;
         json_double(c->out, at > c->base ? (double)(at - c->base) / 1e3 : 0);
@@ -247,8 +251,10 @@ static int load_units(struct chrome *c, const char *dir, bool has_rank, uint32_t
     c->job = ppw_job_is_dir(dir);
     if (!c->job) {
         if (has_rank)
-            return ppw_err_set(err, PPW_EUSAGE, "export: --rank needs a job directory, and %s is a "
-                                                "run directory", dir);
+            return ppw_err_set(err, PPW_EUSAGE,
+                               "export: --rank needs a job directory, and %s is a "
+                               "run directory",
+                               dir);
         if (!(c->units = calloc(1, sizeof *c->units)))
             return ppw_err_set(err, PPW_ENOMEM, "out of memory");
         int rc = ppw_run_load(dir, &c->units[0].run, err);
@@ -297,8 +303,9 @@ int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, stru
             traced += run->threads[t].trace_count;
     }
     if (!rc && !traced)
-        rc = ppw_err_set(err, PPW_ENOTFOUND,
-                         "%s has no trace events: run the program with PPW_MODE=profile,trace", dir);
+        rc =
+            ppw_err_set(err, PPW_ENOTFOUND,
+                        "%s has no trace events: run the program with PPW_MODE=profile,trace", dir);
     if (!rc) {
         fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"ppw-blame export\","
               "\"source\":",

@@ -28,10 +28,13 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
         o->fmt = VIEW_TEXT;
     else if (strcmp(o->format, "tsv") == 0)
         o->fmt = VIEW_TSV;
+    else if (strcmp(o->format, "csv") == 0)
+        o->fmt = VIEW_TSV, o->csv = true; /* printed as TSV, converted by view_out_finish */
     else if (strcmp(o->format, "json") == 0)
         o->fmt = VIEW_JSON;
     else
-        return ppw_err_set(err, PPW_EUSAGE, "%s: unknown format '%s' (expected text, tsv or json)",
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "%s: unknown format '%s' (expected text, tsv, csv or json)",
                            command, o->format);
     o->top_n = top_default;
     if (o->top) {
@@ -585,6 +588,63 @@ void view_cell(FILE *out, const char *s, size_t width, bool keep_end)
         put_clean(out, s, width - 3);
         fputs("...", out);
     }
+}
+
+FILE *view_out(struct view_opts *o)
+{
+    if (!o->csv)
+        return stdout;
+    if (!o->csv_stream)
+        o->csv_stream = open_memstream(&o->csv_tsv, &o->csv_size);
+    /* without memory the table goes nowhere; view_out_finish says so */
+    return o->csv_stream ? o->csv_stream : fopen("/dev/null", "w");
+}
+
+/* One CSV field: quoted when it holds a comma, a quote or surrounding
+ * blanks (TSV fields hold no tab or newline: view_tsv replaced them). */
+static void csv_field(FILE *out, const char *s, size_t len)
+{
+    bool quote = len && (s[0] == ' ' || s[len - 1] == ' ');
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r';
+    if (!quote) {
+        fwrite(s, 1, len, out);
+        return;
+    }
+    putc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            putc('"', out);
+        putc(s[i], out);
+    }
+    putc('"', out);
+}
+
+int view_out_finish(struct view_opts *o)
+{
+    if (!o->csv)
+        return 0;
+    if (!o->csv_stream)
+        return PPW_ENOMEM;
+    int rc = fclose(o->csv_stream) == 0 ? 0 : PPW_ENOMEM;
+    o->csv_stream = NULL;
+    for (size_t i = 0; !rc && i < o->csv_size;) {
+        size_t end = i;
+        while (end < o->csv_size && o->csv_tsv[end] != '\n')
+            end++;
+        for (size_t f = i; f <= end; f++) /* fields between tabs */
+            if (f == end || o->csv_tsv[f] == '\t') {
+                csv_field(stdout, o->csv_tsv + i, f - i);
+                if (f < end)
+                    putc(',', stdout);
+                i = f + 1;
+            }
+        putc('\n', stdout);
+        i = end + 1;
+    }
+    free(o->csv_tsv);
+    o->csv_tsv = NULL;
+    return rc;
 }
 
 void view_tsv(FILE *out, const char *s)

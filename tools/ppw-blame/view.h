@@ -30,6 +30,10 @@ struct view_opts {
     bool has_rank;       /* --rank R: only rank R's samples (job directories) */
     uint32_t rank_id;    /* R */
     bool split_threads;  /* keep the stacks of different threads apart (set by the command) */
+    bool csv;            /* --format csv: fmt is VIEW_TSV, and view_out converts it */
+    char *csv_tsv;       /* view_out's buffer of the TSV */
+    size_t csv_size;
+    FILE *csv_stream;
 };
 
 /* The value options of view_opts, for cli_parse_flags (6 entries). */
@@ -37,6 +41,13 @@ struct view_opts {
     {"--folded", &(o)->folded}, {"--binary", &(o)->binary}, {"--format", &(o)->format},        \
         {"--top", &(o)->top}, {"--thread", &(o)->thread}, {"--rank", &(o)->rank}
 #define VIEW_OPTION_COUNT 6
+
+/* Where a view prints its table: stdout, or with --format csv a buffer
+ * that takes the view's TSV for view_out_finish to write to stdout as CSV
+ * (RFC 4180 quoting, one record per line).  view_out_finish returns
+ * PPW_ENOMEM or 0; call it once after printing, whatever happened. */
+FILE *view_out(struct view_opts *o);
+int view_out_finish(struct view_opts *o);
 
 /* Checks and converts the parsed options (format, top; --folded needs
  * --binary and no DIR); top_default when --top is absent. */
