@@ -92,6 +92,8 @@ struct attr {
     const struct ppw_static_graph *graph;
     const char *blame_point;
     bool outlined_params;
+    const char **stack_variable; /* the current stack's entry of options->stack_variable */
+    const struct frame_blame *stack_variable_frame; /* the frame that set it */
     struct fstate *fs;
     struct ppw_strmap names; /* source and linkage names -> index into lists */
     struct name_list *lists;
@@ -664,6 +666,16 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, const struc
         slot->incl_w += st->weight;
         if (!slot->global)
             count_context(a, slot, a->ctx_of[fb->frame], st->samples);
+        if (e->excl && a->stack_variable && a->stack_variable_frame != fb) {
+            const struct ppw_static_func *f = &a->graph->funcs[fb->func];
+            /* an outlined function's parameter stands for the parent's
+             * variable, which the parent's frame names */
+            if (a->outlined_params || !(f->flags & PPW_FUNC_OUTLINED) ||
+                a->fs[fb->func].root[e->var] < 0) {
+                *a->stack_variable = f->vars[e->var].name; /* outer frames come later */
+                a->stack_variable_frame = fb;
+            }
+        }
         if (e->excl && slot->stamp_excl != a->serial) {
             slot->stamp_excl = a->serial;
             slot->excl += st->samples;
@@ -868,6 +880,11 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
     for (size_t i = 0; i < nstacks && !a.oom; i++) {
         r->total_samples += stacks[i].samples;
         r->total_weight += stacks[i].weight;
+        if (options && options->stack_variable) {
+            a.stack_variable = &options->stack_variable[i];
+            a.stack_variable_frame = NULL;
+            *a.stack_variable = NULL;
+        }
         if (!attribute_stack(&a, &stacks[i]) && !a.oom)
             r->unattributed += stacks[i].samples;
     }

@@ -38,6 +38,11 @@ struct ppw_blame_options {
                                 its callers' are not); NULL: main, and thread roots */
     bool outlined_params;    /* also list the parameters of OpenMP outlined functions, which
                                 are the parent's shared variables seen through pointers */
+    const char **stack_variable; /* when set, an array of nstacks filled with each stack's
+                                    variable: the first one blamed exclusively in the
+                                    outermost frame that blames one (up to the blame point),
+                                    the data as the caller sees it; NULL when none is.  The
+                                    names point into the graph */
 };
 
 /* One blamed variable.  inclusive/exclusive are sample counts (weights in

@@ -71,10 +71,22 @@ static void folded_frame(FILE *out, const struct ppw_blame_frame *f, bool locati
 }
 
 static int write_folded(FILE *out, const struct export_opts *o, const struct view_input *in,
-                        struct export_blame *blame)
+                        struct export_blame *blame, struct ppw_err *err)
 {
     size_t n;
     const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    /* A location names a function with a blame graph: the reader refuses
+     * it on any other frame.  Looked up once per distinct function. */
+    struct export_frames frames;
+    bool *graphed = NULL;
+    if (export_frames_build(&frames, stacks, n, NULL) != 0)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    if (!(graphed = calloc(frames.count + 1, sizeof *graphed))) {
+        export_frames_free(&frames);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < frames.count && !o->no_locations; i++)
+        graphed[i] = export_has_graph(in, frames.names[i]);
     fprintf(out, "# ppw-blame export --to folded: %s, %" PRIu64 " samples\n", in->source,
             view_total_samples(in));
     for (size_t s = 0; s < n; s++) {
@@ -82,21 +94,19 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
         if (!st->nframes || !st->samples)
             continue;
         size_t top = view_top_frame(st);
-        /* A location names a function with a blame graph: the reader
-         * refuses it on any other frame. */
         for (size_t k = top + 1; k-- > 0;) {
-            folded_frame(out, &st->frames[k],
-                         !o->no_locations && export_has_graph(in, st->frames[k].function));
+            const struct ppw_blame_frame *f = &st->frames[k];
+            folded_frame(out, f, graphed[export_frame_index(&frames, f->function, f->file)]);
             if (k)
                 putc(';', out);
         }
-        if (blame) {
-            const char *var = export_stack_variable(blame, s);
-            if (var)
-                fprintf(out, ";[variable]_%s", var);
-        }
+        const char *var = export_stack_variable(blame, s);
+        if (var)
+            fprintf(out, ";[variable]_%s", var);
         fprintf(out, " %" PRIu64 "\n", st->samples);
     }
+    free(graphed);
+    export_frames_free(&frames);
     return 0;
 }
 
@@ -266,7 +276,7 @@ int cmd_export(int argc, char **argv)
     if (!rc && !(out = export_open(o.output, &err)))
         rc = PPW_EIO;
     if (!rc)
-        rc = o.fmt == TO_FOLDED       ? write_folded(out, &o, &in, blame)
+        rc = o.fmt == TO_FOLDED       ? write_folded(out, &o, &in, blame, &err)
              : o.fmt == TO_SPEEDSCOPE ? write_speedscope(out, &in, blame, &err)
                                       : export_pprof(out, &in, blame, &err);
     if (out)

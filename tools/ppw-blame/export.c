@@ -18,7 +18,7 @@ bool export_has_graph(const struct view_input *in, const char *function)
 /* ---- each stack's variable ---- */
 
 struct export_blame {
-    char **variable; /* by stack, NULL when none */
+    const char **variable; /* by stack, NULL when none; names in the static graph */
     size_t n;
 };
 
@@ -32,25 +32,14 @@ int export_blame_new(const struct view_input *in, struct export_blame **out, str
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     }
     b->n = n;
-    const struct ppw_blame_options options = {0};
-    for (size_t s = 0; s < n; s++) {
-        struct ppw_blame_result *r = NULL;
-        /* One stack at a time: the attribution of exactly its samples. */
-        int rc = ppw_blame_attribute(in->graph, &stacks[s], 1, &options, &r, err);
-        if (rc) {
-            export_blame_free(b);
-            return rc;
-        }
-        const struct ppw_blame_var *best = NULL;
-        for (size_t v = 0; v < r->nvars; v++)
-            if (r->vars[v].exclusive && (!best || r->vars[v].exclusive > best->exclusive))
-                best = &r->vars[v];
-        if (best && !(b->variable[s] = strdup(best->name))) {
-            ppw_blame_result_free(r);
-            export_blame_free(b);
-            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-        }
-        ppw_blame_result_free(r);
+    /* one attribution of all stacks, which reports each stack's variable */
+    const struct ppw_blame_options options = {.stack_variable = b->variable};
+    struct ppw_blame_result *r = NULL;
+    int rc = ppw_blame_attribute(in->graph, stacks, n, &options, &r, err);
+    ppw_blame_result_free(r);
+    if (rc) {
+        export_blame_free(b);
+        return rc;
     }
     *out = b;
     return 0;
@@ -65,8 +54,6 @@ void export_blame_free(struct export_blame *blame)
 {
     if (!blame)
         return;
-    for (size_t s = 0; s < blame->n; s++)
-        free(blame->variable[s]);
     free(blame->variable);
     free(blame);
 }

@@ -26,9 +26,10 @@ int export_finish(FILE *out, const char *path, int rc, struct ppw_err *err);
 /* Whether function has a blame graph in the view's binary. */
 bool export_has_graph(const struct view_input *in, const char *function);
 
-/* Each stack's variable: the one blamed exclusively for most of its
- * samples, that is the innermost variable whose value the sampled code
- * computes (docs/ppw-blame.md, "Attribution"); NULL when none is. */
+/* Each stack's variable: the first one blamed exclusively in the
+ * outermost frame that blames one (up to the blame point), the data the
+ * sampled code computes as its caller sees it (docs/ppw-blame.md,
+ * "Attribution"); NULL when none is. */
 struct export_blame;
 int export_blame_new(const struct view_input *in, struct export_blame **out, struct ppw_err *err);
 const char *export_stack_variable(const struct export_blame *blame, size_t stack);
