@@ -155,8 +155,10 @@ case_buffers() {
     jq -e --argjson h "$halo" --argjson g "$global" -n '$h >= 10 and $g >= 10' >/dev/null ||
         fail "rank 1: halo $halo%, global $global%: $(jq -c '[.variables[0:4][] | {name, inclusive}]' r1.json)"
     recv=$(jq '[.functions[] | select(.function // "" | test("^P?MPI_Recv$")) | .inclusive] | max // 0' code1.json)
-    # Every sample in MPI_Recv blames halo (the call writes it).
-    jq -e --argjson h "$halo" --argjson r "$recv" -n '$r >= 10 and $h >= $r - 1' >/dev/null ||
+    # Every sample in MPI_Recv blames halo (the call writes it).  Under
+    # load a few did not (27.2% in MPI_Recv against 26.2% on halo, once):
+    # 2 points allowed.
+    jq -e --argjson h "$halo" --argjson r "$recv" -n '$r >= 10 and $h >= $r - 2' >/dev/null ||
         fail "rank 1: MPI_Recv $recv% of samples, halo $halo%"
     [ "$(inclusive r0.json halo)" = -1 ] || [ "$(jq -n "$(inclusive r0.json halo) < 1")" = true ] ||
         fail "rank 0 only sends: halo $(inclusive r0.json halo)%"

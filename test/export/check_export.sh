@@ -17,6 +17,9 @@
 #               give the same records as their TSV
 #   flame       well-formed SVG: main spans all samples; --variables tops
 #               the stacks with the blamed array
+#   html        the report is self-contained, holds every section, and in headless
+#               chromium shows the top variable and expands the tree (#selftest);
+#               a screenshot is taken (PPW_SCREENSHOT_DIR keeps it)
 #   errors      bad options, an unwritable -o (no file left), an untraced run
 #
 #   check_export.sh CASE BUILD_DIR
@@ -217,6 +220,30 @@ assert len(d.getElementsByTagName("rect")) == len(titles) + 1
 print("export.flame: %d boxes" % len(titles))
 EOF
     ;;
+html)
+    barrier profile,trace
+    "$blame" html run -o r.html || fail "html"
+    # self-contained: nothing fetched from elsewhere
+    ! grep -Eiq '<(script|link|img|iframe)[^>]*(src|href)=|url\(|@import' r.html ||
+        fail "html refers to another file: $(grep -Eio '<(script|link|img)[^>]*(src|href)=[^>]*' r.html | head -2)"
+    for id in variables-table tree lines-table heatmap analysis intrusion run; do
+        grep -q "id=\"$id\"" r.html || fail "html: no #$id"
+    done
+    chromium=$(command -v chromium || command -v chromium-browser || true)
+    [ -n "$chromium" ] || skip "chromium not installed: the HTML was checked as text only"
+    browser=("$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars
+             --user-data-dir="$tmp/chromium")
+    # a real browser loads it, the top variable is shown, the tree expands
+    timeout 120 "${browser[@]}" --dump-dom "file://$tmp/r.html#selftest" >dom.html 2>chromium.err ||
+        fail "chromium: $(tail -3 chromium.err)"
+    grep -q '<title>selftest expanded top=field</title>' dom.html ||
+        fail "in chromium: $(grep -o '<title>[^<]*</title>' dom.html)"
+    timeout 120 "${browser[@]}" --screenshot="$tmp/r.png" --window-size=1280,1600 \
+        "file://$tmp/r.html" >/dev/null 2>chromium.err || fail "screenshot: $(tail -3 chromium.err)"
+    [ "$(head -c 8 r.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "no PNG screenshot"
+    [ -z "${PPW_SCREENSHOT_DIR:-}" ] || cp r.png "$PPW_SCREENSHOT_DIR/report.png"
+    echo "export.html: $(wc -c <r.html) bytes; chromium: top variable field, tree expands; screenshot $(wc -c <r.png) bytes"
+    ;;
 errors)
     barrier
     expect() { # expect STATUS PATTERN ARGS...: exactly one error line matching PATTERN
@@ -238,6 +265,8 @@ errors)
     [ ! -e t.json ] || fail "an untraced run left a half-written t.json"
     expect 2 'required' flame run
     expect 1 'cannot write /nonexistent/f.svg' flame run -o /nonexistent/f.svg
+    expect 2 'required' html run
+    expect 1 'cannot write /nonexistent/r.html' html run -o /nonexistent/r.html
     echo "export.errors: ok"
     ;;
 *) echo "unknown case $case_name" >&2; exit 2 ;;

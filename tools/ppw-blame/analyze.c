@@ -17,6 +17,7 @@
 #include "job.h"
 #include "read_graph.h"
 #include "read_run.h"
+#include "export.h"
 #include "symbols.h"
 #include "view.h"
 #include "ppw/gasp_events.h"
@@ -83,9 +84,18 @@ static const struct {
                                "that communicates less (Coven)"},
 };
 
-const char *analyze_pattern_name(enum analyze_pattern p) { return patterns[p].name; }
-const char *analyze_pattern_title(enum analyze_pattern p) { return patterns[p].title; }
-const char *analyze_pattern_hint(enum analyze_pattern p) { return patterns[p].hint; }
+const char *analyze_pattern_name(enum analyze_pattern p)
+{
+    return patterns[p].name;
+}
+const char *analyze_pattern_title(enum analyze_pattern p)
+{
+    return patterns[p].title;
+}
+const char *analyze_pattern_hint(enum analyze_pattern p)
+{
+    return patterns[p].hint;
+}
 
 /* Used when no baseline file is found: conservative figures for a modern
  * x86-64 node, so that only clear waits are flagged. */
@@ -103,8 +113,6 @@ static const struct ppw_baseline builtin_baseline = {
 };
 
 /* ---- inputs ---- */
-
-
 
 static void loaded_free(struct loaded *l)
 {
@@ -137,8 +145,8 @@ static int add_unit(struct loaded *l, const char *dir, uint32_t rank, struct ppw
 static int load_input(const struct analyze_input *in, struct loaded *l, struct ppw_err *err)
 {
     *l = (struct loaded){0};
-    struct view_opts o = {.dir = in->dir, .binary = in->binary, .force = in->force,
-                          .split_threads = true};
+    struct view_opts o = {
+        .dir = in->dir, .binary = in->binary, .force = in->force, .split_threads = true};
     int rc = view_check_opts(&o, "analyze", 0, err);
     if (!rc)
         rc = view_load(&o, &l->view, err);
@@ -163,7 +171,6 @@ static int load_input(const struct analyze_input *in, struct loaded *l, struct p
 }
 
 /* ---- per-run facts ---- */
-
 
 /* The run's wall time: FINISH minus the start, else its threads' span. */
 double run_wall_ns(const struct ppw_run *run)
@@ -200,8 +207,7 @@ double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thread *t)
 }
 
 /* The inclusive wall time and calls of region id on thread t. */
-void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns,
-                             uint64_t *calls)
+void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns, uint64_t *calls)
 {
     *ns = 0;
     *calls = 0;
@@ -230,9 +236,8 @@ static double region_bytes(const struct ppw_run_thread *t, uint32_t id)
 
 static bool is_comm_op(uint32_t op)
 {
-    return op == PPW_OP_SEND || op == PPW_OP_RECV || op == PPW_OP_SEND_NB ||
-           op == PPW_OP_RECV_NB || op == PPW_OP_COMM_SYNC || op == PPW_OP_GROUP_COMM ||
-           (op == PPW_OP_GROUP_SYNC);
+    return op == PPW_OP_SEND || op == PPW_OP_RECV || op == PPW_OP_SEND_NB || op == PPW_OP_RECV_NB ||
+           op == PPW_OP_COMM_SYNC || op == PPW_OP_GROUP_COMM || (op == PPW_OP_GROUP_SYNC);
 }
 
 bool is_mpi_tag(uint32_t tag)
@@ -277,9 +282,6 @@ static double baseline_ns(const struct ppw_baseline *b, const struct ppw_run_reg
 
 /* ---- findings under construction ---- */
 
-
-
-
 void setf(char *dst, size_t size, const char *fmt, ...)
 {
     va_list ap;
@@ -288,8 +290,8 @@ void setf(char *dst, size_t size, const char *fmt, ...)
     va_end(ap);
 }
 
-struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p,
-                                           double lost_ns, struct ppw_err *err)
+struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p, double lost_ns,
+                                    struct ppw_err *err)
 {
     struct analyze_result *r = e->out;
     if (r->nfindings == e->cap) {
@@ -389,11 +391,11 @@ static struct site *site_for(struct engine *e, enum analyze_pattern p,
         struct site *s = &e->sites[i];
         if (s->pattern != p)
             continue;
-        if (variable[0] ? strcmp(s->variable, variable) == 0
-                        : !s->variable[0] && s->region->tag == g->tag &&
-                              s->region->line == g->line && s->region->col == g->col &&
-                              strcmp(s->region->file ? s->region->file : "",
-                                     g->file ? g->file : "") == 0)
+        if (variable[0]
+                ? strcmp(s->variable, variable) == 0
+                : !s->variable[0] && s->region->tag == g->tag && s->region->line == g->line &&
+                      s->region->col == g->col &&
+                      strcmp(s->region->file ? s->region->file : "", g->file ? g->file : "") == 0)
             return s;
     }
     struct site *grown = realloc(e->sites, (e->nsites + 1) * sizeof *grown);
@@ -524,9 +526,10 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
         setf(f->variable, sizeof f->variable, "%s", s->variable);
         char who[160];
         if (s->groups > 1)
-            setf(who, sizeof who, "most waiting: %s %" PRIu32 " (%.3f s), least: %s %" PRIu32
-                 " (%.3f s)", group, s->group_ids[hi], ns_to_s(s->group_waits[hi]), group,
-                 s->group_ids[lo], ns_to_s(s->group_waits[lo]));
+            setf(who, sizeof who,
+                 "most waiting: %s %" PRIu32 " (%.3f s), least: %s %" PRIu32 " (%.3f s)", group,
+                 s->group_ids[hi], ns_to_s(s->group_waits[hi]), group, s->group_ids[lo],
+                 ns_to_s(s->group_waits[lo]));
         else
             setf(who, sizeof who, "all on %s %" PRIu32, group, s->group_ids[0]);
         setf(f->evidence, sizeof f->evidence,
@@ -572,8 +575,7 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
             setf(f->evidence, sizeof f->evidence,
                  "rank %" PRIu32 ": %" PRIu64 " calls, %.3f s in all, %.2f us each (the "
                  "latency baseline is %.2f us)",
-                 e->in->units[u].rank, calls, ns_to_s(ns), ns / (double)calls / 1e3,
-                 latency / 1e3);
+                 e->in->units[u].rank, calls, ns_to_s(ns), ns / (double)calls / 1e3, latency / 1e3);
         }
     }
     return 0;
@@ -645,11 +647,10 @@ static int find_coven(struct engine *e, struct ppw_err *err)
      * idle, which the utilisation rule must not count again. */
     double comm_pct = e->thread_ns > 0 ? 100 * comm / e->thread_ns : 0;
     if (comm_pct > e->t->comm_pct) {
-        double own = comm - e->explained_ns[PATTERN_LATE_SENDER] -
-                     e->explained_ns[PATTERN_LATE_RECEIVER] -
-                     e->explained_ns[PATTERN_COLLECTIVE_WAIT] -
-                     e->explained_ns[PATTERN_SMALL_TRANSFERS] -
-                     e->explained_ns[PATTERN_BARRIER_WAIT];
+        double own =
+            comm - e->explained_ns[PATTERN_LATE_SENDER] - e->explained_ns[PATTERN_LATE_RECEIVER] -
+            e->explained_ns[PATTERN_COLLECTIVE_WAIT] - e->explained_ns[PATTERN_SMALL_TRANSFERS] -
+            e->explained_ns[PATTERN_BARRIER_WAIT];
         if (own > 0) {
             struct analyze_finding *f = new_finding(e, PATTERN_COMMUNICATION, own, err);
             if (!f)
@@ -669,8 +670,8 @@ static int find_coven(struct engine *e, struct ppw_err *err)
             setf(f->evidence, sizeof f->evidence,
                  "%.3f s in MPI calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%); "
                  "longest at one site: %.3f s%s",
-                 ns_to_s(comm), ns_to_s(e->thread_ns), comm_pct, e->t->comm_pct,
-                 ns_to_s(top_ns), volume);
+                 ns_to_s(comm), ns_to_s(e->thread_ns), comm_pct, e->t->comm_pct, ns_to_s(top_ns),
+                 volume);
         }
     }
     if (util <= e->t->cpu_util_pct) {
@@ -698,33 +699,52 @@ static int find_hotspots(struct engine *e, struct ppw_err *err)
     const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
     const struct ppw_static_graph *graph = e->in->view.graph;
     uint64_t total = view_total_samples(&e->in->view);
-    for (size_t fi = 0; fi < graph->func_count && total; fi++) {
-        const struct ppw_static_func *fn = &graph->funcs[fi];
-        uint64_t self = 0;
-        for (size_t s = 0; s < nstacks; s++) {
-            /* Self: the innermost frame of the program's own code. */
-            for (size_t f = 0; f < stacks[s].nframes; f++) {
-                const char *name = stacks[s].frames[f].function;
-                if (!name || !ppw_static_graph_find_func(graph, name))
-                    continue;
-                if (ppw_static_func_matches(fn, name))
-                    self += stacks[s].samples;
+    if (!total || !graph->func_count)
+        return 0;
+    /* Each distinct function name looked up in the graph once. */
+    struct export_frames frames;
+    if (export_frames_build(&frames, stacks, nstacks, NULL) != 0)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    const struct ppw_static_func **func_of = calloc(frames.count + 1, sizeof *func_of);
+    uint64_t *self = calloc(graph->func_count, sizeof *self);
+    if (!func_of || !self) {
+        free(func_of);
+        free(self);
+        export_frames_free(&frames);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < frames.count; i++)
+        func_of[i] = ppw_static_graph_find_func(graph, frames.names[i]);
+    for (size_t s = 0; s < nstacks; s++)
+        /* Self: the innermost frame of the program's own code. */
+        for (size_t f = 0; f < stacks[s].nframes; f++) {
+            const struct ppw_blame_frame *fr = &stacks[s].frames[f];
+            const struct ppw_static_func *fn =
+                fr->function ? func_of[export_frame_index(&frames, fr->function, fr->file)] : NULL;
+            if (fn) {
+                self[fn - graph->funcs] += stacks[s].samples;
                 break;
             }
         }
-        double pct = 100.0 * (double)self / (double)total;
+    int rc = 0;
+    for (size_t fi = 0; fi < graph->func_count && !rc; fi++) {
+        double pct = 100.0 * (double)self[fi] / (double)total;
         if (pct < e->t->hotspot_pct)
             continue;
-        struct analyze_hotspot *h =
-            realloc(e->out->hotspots, (e->out->nhotspots + 1) * sizeof *h);
-        if (!h)
-            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        struct analyze_hotspot *h = realloc(e->out->hotspots, (e->out->nhotspots + 1) * sizeof *h);
+        if (!h) {
+            rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+            break;
+        }
         e->out->hotspots = h;
         h = &h[e->out->nhotspots++];
-        *h = (struct analyze_hotspot){.pct = pct, .samples = self};
-        setf(h->function, sizeof h->function, "%s", fn->name);
+        *h = (struct analyze_hotspot){.pct = pct, .samples = self[fi]};
+        setf(h->function, sizeof h->function, "%s", graph->funcs[fi].name);
     }
-    return 0;
+    free(func_of);
+    free(self);
+    export_frames_free(&frames);
+    return rc;
 }
 
 /* ---- 6. scalability across inputs ---- */
@@ -776,8 +796,7 @@ static int find_scaling(struct engine *e, const struct analyze_input *inputs, si
         for (size_t i = 0; i < n; i++) {
             double ei = (pts[lo].wall_ns * pts[lo].p) / (pts[i].wall_ns * pts[i].p);
             len += (size_t)snprintf(e->out->scaling + len,
-                                    len < sizeof e->out->scaling ? sizeof e->out->scaling - len
-                                                                 : 0,
+                                    len < sizeof e->out->scaling ? sizeof e->out->scaling - len : 0,
                                     "%sp=%u: %.3f s (E %.2f)", i ? ", " : "", pts[i].p,
                                     ns_to_s(pts[i].wall_ns), ei);
             if (len >= sizeof e->out->scaling)

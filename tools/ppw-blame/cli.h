@@ -29,6 +29,7 @@ int cmd_calibrate(int argc, char **argv);
 int cmd_analyze(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 /* Prints "ppw-blame: error: <message>" on stderr; returns the exit status
  * for err->code. */

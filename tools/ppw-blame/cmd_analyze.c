@@ -280,47 +280,6 @@ static void print_json(FILE *out, const struct analyze_result *r, const struct o
     fputs("]}\n", out);
 }
 
-/* The intrusion report of every run of dir (every rank of a job); the
- * reports point into their runs, which stay loaded in *runs. */
-static int load_intrusion(const char *dir, double flag_ratio, struct ppw_intrusion **out,
-                          struct ppw_run ***runs, size_t *n, uint32_t **ranks,
-                          struct ppw_err *err)
-{
-    *out = NULL;
-    *runs = NULL;
-    *n = 0;
-    *ranks = NULL;
-    char *source = NULL;
-    int rc = cli_run_dir(dir, &source, err);
-    struct ppw_job *job = NULL;
-    size_t count = 1;
-    if (!rc && ppw_job_is_dir(source)) {
-        rc = ppw_job_scan(source, &job, err);
-        count = rc ? 0 : job->count;
-    }
-    if (!rc && (!(*out = calloc(count ? count : 1, sizeof **out)) ||
-                !(*runs = calloc(count ? count : 1, sizeof **runs)) ||
-                !(*ranks = calloc(count ? count : 1, sizeof **ranks))))
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    for (size_t i = 0; !rc && i < count; i++) {
-        struct ppw_run *run = NULL;
-        struct ppw_err run_err;
-        const char *path = job ? job->ranks[i].dir : source;
-        if (ppw_run_load_merged(path, &run, &run_err) != 0)
-            continue; /* the findings already say which ranks are unreadable */
-        rc = ppw_intrusion_compute(run, flag_ratio, &(*out)[*n], err);
-        if (rc) {
-            ppw_run_free(run);
-            break;
-        }
-        (*runs)[*n] = run;
-        (*ranks)[(*n)++] = job ? job->ranks[i].rank : 0;
-    }
-    ppw_job_free(job);
-    free(source);
-    return rc;
-}
-
 int cmd_analyze(int argc, char **argv)
 {
     struct options o = {.flag_ratio = 0.25};
@@ -365,7 +324,7 @@ int cmd_analyze(int argc, char **argv)
     uint32_t *ranks = NULL;
     size_t nintr = 0;
     if (!rc)
-        rc = load_intrusion(dirs[0], o.flag_ratio, &intr, &runs, &nintr, &ranks, &err);
+        rc = intrusion_view_load(dirs[0], o.flag_ratio, &intr, &runs, &nintr, &ranks, &err);
     if (!rc) {
         o.dirs[0] = o.ndirs ? o.dirs[0] : ".";
         if (o.json)

@@ -96,27 +96,6 @@ static int build(struct flame *f, const struct view_input *in, const struct expo
     return 0;
 }
 
-/* Escapes text for SVG (XML): markup characters, and control bytes that
- * XML forbids. */
-static void xml(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '<')
-            fputs("&lt;", out);
-        else if (c == '>')
-            fputs("&gt;", out);
-        else if (c == '&')
-            fputs("&amp;", out);
-        else if (c == '"')
-            fputs("&quot;", out);
-        else if (c < 0x20)
-            putc('?', out);
-        else
-            putc(c, out);
-    }
-}
-
 /* A warm colour from the name, so that a function keeps its colour between
  * graphs; variables are blue. */
 static void colour(FILE *out, const struct node *n)
@@ -138,8 +117,8 @@ static void draw(FILE *out, const struct flame *f, size_t k, double x, size_t le
     if (k) {
         double y = TOP + (double)(rows - level) * ROW;
         fputs("<g><title>", out);
-        xml(out, n->variable ? "variable " : "");
-        xml(out, n->name);
+        export_xml(out, n->variable ? "variable " : "");
+        export_xml(out, n->name);
         fprintf(out,
                 " (%" PRIu64 " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" "
                 "width=\"%.2f\" height=\"%d\" fill=\"",
@@ -151,13 +130,13 @@ static void draw(FILE *out, const struct flame *f, size_t k, double x, size_t le
             fprintf(out, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + ROW - 5);
             size_t len = strlen(n->name);
             if (len <= chars) {
-                xml(out, n->name);
+                export_xml(out, n->name);
             } else {
                 char cut[256];
                 size_t keep = chars - 2 < sizeof cut - 1 ? chars - 2 : sizeof cut - 1;
                 memcpy(cut, n->name, keep);
                 cut[keep] = 0;
-                xml(out, cut);
+                export_xml(out, cut);
                 fputs("..", out);
             }
             fputs("</text>", out);
@@ -198,7 +177,7 @@ static void write_svg(FILE *out, const struct flame *f, const char *title)
             "<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" fill=\"#f8f8f4\"/>\n"
             "<text x=\"%d\" y=\"24\" style=\"font-size: 16px\">",
             WIDTH, height, WIDTH, height, MARGIN);
-    xml(out, title);
+    export_xml(out, title);
     fprintf(out,
             "</text>\n<text x=\"%d\" y=\"38\">%" PRIu64
             " samples; width: share of samples; blue: blamed variables</text>\n",

@@ -225,3 +225,22 @@ int export_finish(FILE *out, const char *path, int rc, struct ppw_err *err)
         remove(path);
     return rc;
 }
+
+void export_xml(FILE *out, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '<')
+            fputs("&lt;", out);
+        else if (c == '>')
+            fputs("&gt;", out);
+        else if (c == '&')
+            fputs("&amp;", out);
+        else if (c == '"')
+            fputs("&quot;", out);
+        else if (c < 0x20 && c != '\n' && c != '\t')
+            putc('?', out);
+        else
+            putc(c, out);
+    }
+}

@@ -23,6 +23,10 @@ FILE *export_open(const char *path, struct ppw_err *err);
  * the write error. */
 int export_finish(FILE *out, const char *path, int rc, struct ppw_err *err);
 
+/* Text for XML and HTML (SVG, the HTML report): markup characters escaped,
+ * control bytes XML forbids as '?'; NULL writes nothing. */
+void export_xml(FILE *out, const char *s);
+
 /* Whether function has a blame graph in the view's binary. */
 bool export_has_graph(const struct view_input *in, const char *function);
 

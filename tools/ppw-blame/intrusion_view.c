@@ -3,9 +3,12 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "cli.h"
+#include "job.h"
 #include "json.h"
+#include "read_run.h"
 
 static size_t shown(const struct ppw_intrusion *in, size_t top)
 {
@@ -207,8 +210,7 @@ static void json_probe_costs(FILE *out, const struct ppw_intrusion *in)
         json_key_double(out, "pair_ns", t->costs.pair_ns);
         json_key_double(out, "inner_ns", t->costs.inner_ns);
         json_key_double(out, "throttled_pair_ns", t->costs.throttled_pair_ns);
-        fprintf(out, ",\"windows\":%" PRIu64 ",\"probes\":%" PRIu64, t->costs.windows,
-                t->probes);
+        fprintf(out, ",\"windows\":%" PRIu64 ",\"probes\":%" PRIu64, t->costs.windows, t->probes);
         json_key_double(out, "probe_ns", t->probe_ns);
         putc('}', out);
     }
@@ -245,4 +247,44 @@ void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top)
         json_region(out, in, &in->regions[i]);
     }
     fputs("]}", out);
+}
+
+/* ---- loading ---- */
+
+int intrusion_view_load(const char *dir, double flag_ratio, struct ppw_intrusion **out,
+                        struct ppw_run ***runs, size_t *n, uint32_t **ranks, struct ppw_err *err)
+{
+    *out = NULL;
+    *runs = NULL;
+    *n = 0;
+    *ranks = NULL;
+    char *source = NULL;
+    int rc = cli_run_dir(dir, &source, err);
+    struct ppw_job *job = NULL;
+    size_t count = 1;
+    if (!rc && ppw_job_is_dir(source)) {
+        rc = ppw_job_scan(source, &job, err);
+        count = rc ? 0 : job->count;
+    }
+    if (!rc && (!(*out = calloc(count ? count : 1, sizeof **out)) ||
+                !(*runs = calloc(count ? count : 1, sizeof **runs)) ||
+                !(*ranks = calloc(count ? count : 1, sizeof **ranks))))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t i = 0; !rc && i < count; i++) {
+        struct ppw_run *run = NULL;
+        struct ppw_err run_err;
+        const char *path = job ? job->ranks[i].dir : source;
+        if (ppw_run_load_merged(path, &run, &run_err) != 0)
+            continue; /* the findings already say which ranks are unreadable */
+        rc = ppw_intrusion_compute(run, flag_ratio, &(*out)[*n], err);
+        if (rc) {
+            ppw_run_free(run);
+            break;
+        }
+        (*runs)[*n] = run;
+        (*ranks)[(*n)++] = job ? job->ranks[i].rank : 0;
+    }
+    ppw_job_free(job);
+    free(source);
+    return rc;
 }

@@ -32,6 +32,7 @@ static const struct command commands[] = {
     {"calibrate", cmd_calibrate, "measure this machine's barrier, lock and message costs"},
     {"export", cmd_export, "write folded stacks, speedscope or Chrome trace JSON"},
     {"flame", cmd_flame, "draw the samples as an SVG flame graph"},
+    {"html", cmd_html, "the whole report as one self-contained HTML file"},
 };
 
 static void print_usage(FILE *out)

@@ -1,0 +1,682 @@
+/* ppw-blame html: the whole report of a run as one self-contained HTML
+ * file (no network, no external scripts, styles or fonts): metadata, the
+ * variables with inline bars, the calling-context tree (expandable
+ * <details>), the hot source lines with the variables blamed for them, a
+ * heatmap of the top variables over threads or ranks, the analysis
+ * findings and the intrusion report.  docs/ppw-blame.md, "ppw-blame html". */
+#define _POSIX_C_SOURCE 200809L
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "baseline.h"
+#include "cli.h"
+#include "export.h"
+#include "intrusion_view.h"
+#include "job.h"
+#include "read_graph.h"
+#include "view.h"
+
+static const char usage[] =
+    "usage: ppw-blame html [DIR] -o FILE.html [--top N] [--binary BIN] [--force]\n"
+    "                      [--thread T] [--rank R] [--folded FILE]\n\n"
+    "Writes the report of the run directory or MPI job DIR (default: the newest\n"
+    "ppw-* directory) as one self-contained HTML file: the variables, the\n"
+    "calling-context tree, the hot lines and the variables blamed for them, a\n"
+    "heatmap of the top variables over threads or ranks, the analysis findings,\n"
+    "the intrusion report and the run's metadata.\n\n"
+    "  -o, --output FILE  the HTML file to write (required; - for standard output)\n"
+    "  --top N            variables listed (default 40; 0: all)\n"
+    "  --thread, --rank, --binary, --force, --folded: as for 'ppw-blame report'\n"
+    "  -h, --help         show this help\n";
+
+enum {
+    HEAT_VARS = 12,   /* variables in the heatmap */
+    HEAT_GROUPS = 64, /* threads or ranks in the heatmap */
+    HOT_LINES = 30,   /* source lines listed */
+    LINE_VARS = 6,    /* variables named per line */
+    TREE_DEPTH = 80,  /* calling contexts deeper than this are cut */
+};
+#define TREE_MIN_PCT 0.2 /* contexts with fewer samples are left out of the tree */
+
+struct html {
+    FILE *out;
+    struct view_opts *o;
+    const struct view_input *in;
+    const struct ppw_blame_stack *stacks;
+    size_t nstacks;
+    uint64_t total;
+    struct ppw_blame_result *blame; /* all stacks */
+};
+
+static void esc(struct html *h, const char *s)
+{
+    export_xml(h->out, s ? s : "");
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0;
+}
+
+/* A bar of pct% with the number beside it. */
+static void bar(struct html *h, double p)
+{
+    fprintf(h->out,
+            "<td class=\"bar\"><span class=\"b\"><span style=\"width:%.1f%%\"></span></span>"
+            "<b>%.1f%%</b></td>",
+            p, p);
+}
+
+/* ---- head and metadata ---- */
+
+static void head(struct html *h)
+{
+    FILE *out = h->out;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>ppw report: ",
+          out);
+    esc(h, h->in->source);
+    fputs("</title>\n<style>\n"
+          "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fcfcfa}\n"
+          "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\n"
+          "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:left;"
+          "vertical-align:top}\n"
+          "th{background:#eee}tr:nth-child(even){background:#f4f4f0}\n"
+          "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
+          "td.bar{white-space:nowrap}td.bar .b{display:inline-block;width:150px;height:12px;"
+          "background:#eee;vertical-align:middle;border-radius:2px}\n"
+          "td.bar .b span{display:block;height:100%;background:#e8743b;border-radius:2px}\n"
+          "td.bar b{display:inline-block;width:4.2em;text-align:right;font-weight:normal}\n"
+          "code,pre{font:12px/1.35 monospace}pre{margin:0;overflow-x:auto}\n"
+          "details{margin-left:1.2em}summary{cursor:pointer;white-space:nowrap}\n"
+          "summary .p{display:inline-block;width:4.5em;text-align:right;margin-right:.6em}\n"
+          ".heat td.h{text-align:center;min-width:3.2em}td.vars{min-width:16em}\n"
+          ".finding{border-left:4px solid #c0392b;padding:.3em .8em;margin:.6em 0;"
+          "background:#fff}\n"
+          ".muted{color:#777}dl{display:grid;grid-template-columns:max-content auto;"
+          "gap:2px 12px}dt{color:#555}dd{margin:0}\n"
+          "</style></head><body>\n<h1>ppw report: ",
+          out);
+    esc(h, h->in->source);
+    fputs("</h1>\n", out);
+}
+
+static void metadata(struct html *h)
+{
+    const struct view_input *in = h->in;
+    FILE *out = h->out;
+    fputs("<h2 id=\"run\">Run</h2>\n<dl>\n<dt>source</dt><dd><code>", out);
+    esc(h, in->source);
+    fputs("</code></dd>\n<dt>binary</dt><dd><code>", out);
+    esc(h, in->binary);
+    fprintf(out, "</code>%s</dd>\n<dt>samples</dt><dd>%" PRIu64 "</dd>\n<dt>metric</dt><dd>",
+            in->forced ? " (another build, --force)" : "", h->total);
+    esc(h, in->metric);
+    fputs(" (", out);
+    esc(h, in->unit);
+    fputs(")</dd>\n", out);
+    if (in->job)
+        fprintf(out, "<dt>MPI job</dt><dd>%zu of %" PRIu32 " ranks read</dd>\n", in->nranks,
+                in->job_size);
+    fprintf(out, "<dt>threads</dt><dd>%zu</dd>\n", in->nthreads);
+    if (in->from_run)
+        fprintf(out, "<dt>ended normally</dt><dd>%s</dd>\n", in->finished ? "yes" : "no");
+    if (in->job_notes && in->job_notes[0]) {
+        fputs("<dt>ranks</dt><dd><pre>", out);
+        esc(h, in->job_notes);
+        fputs("</pre></dd>\n", out);
+    }
+    fputs("</dl>\n", out);
+}
+
+/* ---- variables ---- */
+
+static void variables(struct html *h)
+{
+    const struct ppw_blame_result *r = h->blame;
+    size_t top = h->o->top_n && h->o->top_n < r->nvars ? h->o->top_n : r->nvars;
+    FILE *out = h->out;
+    fputs("<h2 id=\"variables\">Variables</h2>\n<p class=\"muted\">The variables the samples are "
+          "blamed to: inclusive (the variable's value depends on the sampled code, here or in "
+          "its callees) and exclusive (in its own function).</p>\n<table id=\"variables-table\">"
+          "<tr><th>variable</th><th>function</th><th>kind</th><th>type</th><th>samples</th>"
+          "<th>inclusive</th><th>exclusive</th><th>declared</th><th>context</th></tr>\n",
+          out);
+    for (size_t i = 0; i < top; i++) {
+        const struct ppw_blame_var *v = &r->vars[i];
+        fputs("<tr><td><b>", out);
+        esc(h, v->name);
+        fputs("</b></td><td>", out);
+        esc(h, v->function ? v->function : "(program)");
+        fputs("</td><td>", out);
+        esc(h, v->kind);
+        fputs("</td><td><code>", out);
+        esc(h, v->type);
+        fprintf(out, "</code></td><td class=\"n\">%" PRIu64 "</td>", v->inclusive);
+        bar(h, pct(v->inclusive, h->total));
+        bar(h, pct(v->exclusive, h->total));
+        fputs("<td><code>", out);
+        esc(h, view_basename(v->decl_file));
+        fprintf(out, ":%" PRIu32 "</code></td><td>", v->decl_line);
+        esc(h, v->context ? v->context : "");
+        fputs("</td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    if (top < r->nvars)
+        fprintf(out, "<p class=\"muted\">%zu more variables (--top 0 lists all).</p>\n",
+                r->nvars - top);
+}
+
+/* ---- the calling-context tree ---- */
+
+struct node {
+    const char *function;
+    uint32_t line; /* the call site in the caller */
+    size_t first_child, next_sibling;
+    uint64_t samples, self;
+};
+
+struct tree {
+    struct node *nodes;
+    size_t count, cap;
+};
+
+static size_t tree_child(struct tree *t, size_t parent, const char *function, uint32_t line)
+{
+    size_t *link = &t->nodes[parent].first_child;
+    for (size_t k = *link; k; k = t->nodes[k].next_sibling) {
+        const struct node *n = &t->nodes[k];
+        if (n->line == line && strcmp(n->function, function) == 0)
+            return k;
+        link = &t->nodes[k].next_sibling;
+    }
+    if (t->count == t->cap) {
+        size_t cap = 2 * t->cap;
+        struct node *nodes = realloc(t->nodes, cap * sizeof *nodes);
+        if (!nodes)
+            return 0;
+        t->nodes = nodes;
+        t->cap = cap;
+        for (link = &t->nodes[parent].first_child; *link; link = &t->nodes[*link].next_sibling)
+            ;
+    }
+    size_t k = t->count++;
+    t->nodes[k] = (struct node){function, line, 0, 0, 0, 0};
+    *link = k;
+    return k;
+}
+
+static int tree_build(struct html *h, struct tree *t)
+{
+    t->cap = 1024;
+    if (!(t->nodes = malloc(t->cap * sizeof *t->nodes)))
+        return PPW_ENOMEM;
+    t->nodes[0] = (struct node){"", 0, 0, 0, 0, 0};
+    t->count = 1;
+    for (size_t s = 0; s < h->nstacks; s++) {
+        const struct ppw_blame_stack *st = &h->stacks[s];
+        if (!st->nframes)
+            continue;
+        size_t at = 0, top = view_top_frame(st);
+        for (size_t k = top + 1; k-- > 0;) {
+            /* the call site is where the caller's frame was (its line) */
+            uint32_t line = k < top ? st->frames[k + 1].line : 0;
+            const char *fn = st->frames[k].function ? st->frames[k].function : "??";
+            if (!(at = tree_child(t, at, fn, line)))
+                return PPW_ENOMEM;
+            t->nodes[at].samples += st->samples;
+        }
+        t->nodes[at].self += st->samples;
+    }
+    return 0;
+}
+
+static void tree_print(struct html *h, const struct tree *t, size_t k, unsigned depth)
+{
+    const struct node *n = &t->nodes[k];
+    FILE *out = h->out;
+    bool leaf = true;
+    for (size_t c = n->first_child; c; c = t->nodes[c].next_sibling)
+        leaf &= pct(t->nodes[c].samples, h->total) < TREE_MIN_PCT;
+    fprintf(out, "<details%s><summary><span class=\"p\">%.1f%%</span>", depth < 2 ? " open" : "",
+            pct(n->samples, h->total));
+    esc(h, n->function);
+    if (n->line)
+        fprintf(out, " <span class=\"muted\">from line %" PRIu32 "</span>", n->line);
+    if (n->self)
+        fprintf(out, " <span class=\"muted\">(self %.1f%%)</span>", pct(n->self, h->total));
+    fputs(leaf ? " <span class=\"muted\">&middot;</span>" : "", out);
+    fputs("</summary>\n", out);
+    if (depth < TREE_DEPTH)
+        for (size_t c = n->first_child; c; c = t->nodes[c].next_sibling)
+            if (pct(t->nodes[c].samples, h->total) >= TREE_MIN_PCT)
+                tree_print(h, t, c, depth + 1);
+    fputs("</details>\n", out);
+}
+
+static int calltree(struct html *h)
+{
+    struct tree t = {0};
+    int rc = tree_build(h, &t);
+    if (!rc) {
+        fprintf(h->out,
+                "<h2 id=\"code\">Code</h2>\n<p class=\"muted\">The samples in calling context "
+                "from main (click to expand; contexts under %.1f%% left out).</p>\n"
+                "<div id=\"tree\">\n",
+                TREE_MIN_PCT);
+        for (size_t c = t.nodes[0].first_child; c; c = t.nodes[c].next_sibling)
+            tree_print(h, &t, c, 0);
+        fputs("</div>\n", h->out);
+    }
+    free(t.nodes);
+    return rc;
+}
+
+/* ---- hot lines ---- */
+
+struct hot_line {
+    const char *function, *file;
+    uint32_t line;
+    uint64_t samples;
+};
+
+static int by_samples(const void *a, const void *b)
+{
+    const struct hot_line *x = a, *y = b;
+    return (x->samples < y->samples) - (x->samples > y->samples);
+}
+
+/* Line `line` of file, without its newline, into buf ("" when unreadable). */
+static void source_text(const char *file, uint32_t line, char *buf, size_t size)
+{
+    buf[0] = 0;
+    FILE *f = file ? fopen(file, "r") : NULL;
+    if (!f)
+        return;
+    for (uint32_t n = 1; fgets(buf, (int)size, f); n++) {
+        size_t len = strlen(buf);
+        bool whole = len && buf[len - 1] == '\n';
+        if (n == line) {
+            if (whole)
+                buf[len - 1] = 0;
+            break;
+        }
+        while (!whole && fgets(buf, (int)size, f)) { /* the rest of a long line */
+            len = strlen(buf);
+            whole = len && buf[len - 1] == '\n';
+        }
+        buf[0] = 0;
+    }
+    fclose(f);
+}
+
+/* The variables of fn whose inclusive blame holds file:line. */
+static void line_variables(struct html *h, const struct ppw_static_func *fn, uint32_t line)
+{
+    unsigned shown = 0;
+    for (size_t v = 0; fn && v < fn->var_count && shown < LINE_VARS; v++) {
+        const struct ppw_static_var *var = &fn->vars[v];
+        for (size_t k = 0; k < var->inclusive_count; k++)
+            if (var->inclusive[k].line == line) {
+                fputs(shown++ ? ", " : "", h->out);
+                esc(h, var->name);
+                break;
+            }
+    }
+}
+
+static size_t line_hash(const char *function, uint32_t line)
+{
+    size_t x = 1469598103934665603ull ^ line;
+    for (const char *c = function; *c; c++)
+        x = (x ^ (unsigned char)*c) * 1099511628211ull;
+    return x ^ (x >> 31);
+}
+
+static int hot_lines(struct html *h)
+{
+    /* lines by (function, line), through an open-addressing index; which
+     * functions have a graph is looked up once per distinct function */
+    struct export_frames frames;
+    if (export_frames_build(&frames, h->stacks, h->nstacks, NULL) != 0)
+        return PPW_ENOMEM;
+    size_t cap = 16;
+    while (cap < 2 * (h->nstacks + 1))
+        cap *= 2;
+    struct hot_line *lines = calloc(h->nstacks + 1, sizeof *lines);
+    size_t *slots = calloc(cap, sizeof *slots);
+    bool *graphed = calloc(frames.count + 1, sizeof *graphed);
+    if (!lines || !slots || !graphed) {
+        free(lines);
+        free(slots);
+        free(graphed);
+        export_frames_free(&frames);
+        return PPW_ENOMEM;
+    }
+    for (size_t i = 0; i < frames.count; i++)
+        graphed[i] = export_has_graph(h->in, frames.names[i]);
+    size_t n = 0;
+    for (size_t s = 0; s < h->nstacks; s++) {
+        const struct ppw_blame_stack *st = &h->stacks[s];
+        /* the innermost frame of code with a blame graph */
+        for (size_t k = 0; k < st->nframes; k++) {
+            const struct ppw_blame_frame *f = &st->frames[k];
+            if (!f->line || !f->function ||
+                !graphed[export_frame_index(&frames, f->function, f->file)])
+                continue;
+            size_t at = line_hash(f->function, f->line) & (cap - 1);
+            while (slots[at] && !(lines[slots[at] - 1].line == f->line &&
+                                  strcmp(lines[slots[at] - 1].function, f->function) == 0))
+                at = (at + 1) & (cap - 1);
+            if (!slots[at]) {
+                lines[n] = (struct hot_line){f->function, f->file, f->line, 0};
+                slots[at] = ++n;
+            }
+            lines[slots[at] - 1].samples += st->samples;
+            break;
+        }
+    }
+    free(slots);
+    free(graphed);
+    export_frames_free(&frames);
+    if (n)
+        qsort(lines, n, sizeof *lines, by_samples);
+    FILE *out = h->out;
+    fputs("<h2 id=\"lines\">Source lines</h2>\n<p class=\"muted\">The hottest lines of the "
+          "program's own code (samples there or in the library calls they make) and the "
+          "variables blamed for them.</p>\n<table id=\"lines-table\"><tr><th>samples</th>"
+          "<th>share</th><th>line</th><th>function</th><th>variables blamed</th>"
+          "<th>source</th></tr>\n",
+          out);
+    char text[512];
+    for (size_t i = 0; i < n && i < HOT_LINES; i++) {
+        const struct hot_line *l = &lines[i];
+        fprintf(out, "<tr><td class=\"n\">%" PRIu64 "</td>", l->samples);
+        bar(h, pct(l->samples, h->total));
+        fputs("<td><code>", out);
+        esc(h, l->file ? view_basename(l->file) : "?");
+        fprintf(out, ":%" PRIu32 "</code></td><td>", l->line);
+        esc(h, l->function);
+        fputs("</td><td class=\"vars\">", out);
+        line_variables(h, ppw_static_graph_find_func(h->in->graph, l->function), l->line);
+        source_text(l->file, l->line, text, sizeof text);
+        fputs("</td><td><pre>", out);
+        esc(h, text);
+        fputs("</pre></td></tr>\n", out);
+    }
+    fputs("</table>\n", out);
+    free(lines);
+    return 0;
+}
+
+/* ---- heatmap ---- */
+
+static int heatmap(struct html *h)
+{
+    size_t ngroups = 0;
+    uint32_t *groups = export_stack_threads(h->stacks, h->nstacks, &ngroups);
+    size_t nvars = h->blame->nvars < HEAT_VARS ? h->blame->nvars : HEAT_VARS;
+    if (h->nstacks && !groups)
+        return PPW_ENOMEM;
+    if (ngroups > HEAT_GROUPS)
+        ngroups = HEAT_GROUPS;
+    uint64_t *cells = calloc(nvars * ngroups + 1, sizeof *cells);
+    struct ppw_blame_stack *mine = malloc((h->nstacks + 1) * sizeof *mine);
+    int rc = cells && mine ? 0 : PPW_ENOMEM;
+    /* each group's stacks attributed on their own */
+    for (size_t g = 0; !rc && g < ngroups; g++) {
+        size_t m = 0;
+        for (size_t s = 0; s < h->nstacks; s++)
+            if (h->stacks[s].thread == groups[g])
+                mine[m++] = h->stacks[s];
+        struct ppw_blame_result *r = NULL;
+        struct ppw_err err;
+        if ((rc = ppw_blame_attribute(h->in->graph, mine, m, NULL, &r, &err)) != 0)
+            break;
+        for (size_t v = 0; v < nvars; v++) {
+            const struct ppw_blame_var *want = &h->blame->vars[v];
+            for (size_t k = 0; k < r->nvars; k++) {
+                const struct ppw_blame_var *got = &r->vars[k];
+                if (strcmp(got->name, want->name) == 0 &&
+                    (got->function == want->function ||
+                     (got->function && want->function &&
+                      strcmp(got->function, want->function) == 0))) {
+                    cells[v * ngroups + g] = got->inclusive;
+                    break;
+                }
+            }
+        }
+        ppw_blame_result_free(r);
+    }
+    if (!rc) {
+        FILE *out = h->out;
+        fputs("<h2 id=\"imbalance\">Imbalance</h2>\n<p class=\"muted\">Each top variable's "
+              "samples by thread (by rank and thread in a job): the darker, the larger its share "
+              "of the variable's busiest group.</p>\n<table class=\"heat\" id=\"heatmap\"><tr>"
+              "<th>variable</th>",
+              out);
+        for (size_t g = 0; g < ngroups; g++) {
+            if (h->in->job)
+                fprintf(out, "<th>r%" PRIu32 ".%" PRIu32 "</th>", groups[g] / PPW_JOB_RANK_SHIFT,
+                        groups[g] % PPW_JOB_RANK_SHIFT);
+            else
+                fprintf(out, "<th>t%" PRIu32 "</th>", groups[g]);
+        }
+        fputs("</tr>\n", out);
+        for (size_t v = 0; v < nvars; v++) {
+            uint64_t max = 0;
+            for (size_t g = 0; g < ngroups; g++)
+                max = cells[v * ngroups + g] > max ? cells[v * ngroups + g] : max;
+            fputs("<tr><td>", out);
+            esc(h, h->blame->vars[v].name);
+            fputs("</td>", out);
+            for (size_t g = 0; g < ngroups; g++) {
+                uint64_t c = cells[v * ngroups + g];
+                double a = max ? (double)c / (double)max : 0;
+                fprintf(out,
+                        "<td class=\"h\" style=\"background:rgba(192,57,43,%.2f);color:%s\">"
+                        "%" PRIu64 "</td>",
+                        0.08 + 0.82 * a, a > 0.55 ? "#fff" : "#222", c);
+            }
+            fputs("</tr>\n", out);
+        }
+        fputs("</table>\n", out);
+    }
+    free(cells);
+    free(mine);
+    free(groups);
+    return rc;
+}
+
+/* ---- analysis and intrusion (from the run itself; a --folded input has none) ---- */
+
+static void findings(struct html *h)
+{
+    FILE *out = h->out;
+    fputs("<h2 id=\"analysis\">Analysis</h2>\n", out);
+    if (!h->in->from_run) {
+        fputs("<p class=\"muted\">Folded stacks: no run to analyse.</p>\n", out);
+        return;
+    }
+    struct analyze_thresholds t;
+    analyze_default_thresholds(&t);
+    struct analyze_input input = {h->in->source, h->o->binary, h->o->force};
+    struct ppw_baseline baseline;
+    const struct ppw_baseline *use = NULL;
+    char path[4096];
+    const char *source = ppw_baseline_default_path(path, sizeof path);
+    struct ppw_err err;
+    if (source && ppw_baseline_load(source, &baseline, &err) == 0)
+        use = &baseline;
+    struct analyze_result r = {0};
+    if (analyze_run(&input, 1, &t, use, use ? source : NULL, &r, &err) != 0) {
+        fputs("<p class=\"muted\">Not analysed: ", out);
+        esc(h, err.message);
+        fputs("</p>\n", out);
+        return;
+    }
+    fprintf(out, "<p class=\"muted\">%zu findings (%zu under --min-loss left out); baseline: ",
+            r.nfindings, r.dropped);
+    esc(h, r.baseline_source ? r.baseline_source : "built-in defaults");
+    fputs(".</p>\n", out);
+    for (size_t i = 0; i < r.nfindings; i++) {
+        const struct analyze_finding *f = &r.findings[i];
+        fprintf(out, "<div class=\"finding\"><b>%zu. ", i + 1);
+        esc(h, analyze_pattern_title(f->pattern));
+        fprintf(out, "</b> [%s]: %.3f s lost (%.1f%%)<br>where: ", analyze_pattern_name(f->pattern),
+                f->lost_s, f->lost_pct);
+        esc(h, f->region[0] ? f->region : "-");
+        if (f->file[0]) {
+            fputs(" at <code>", out);
+            esc(h, view_basename(f->file));
+            fprintf(out, ":%" PRIu32 "</code>", f->line);
+        }
+        if (f->variable[0]) {
+            fputs(", on <b>", out);
+            esc(h, f->variable);
+            fputs("</b>", out);
+        }
+        fputs("<br>evidence: ", out);
+        esc(h, f->evidence);
+        if (f->cause[0]) {
+            fputs("<br>cause: ", out);
+            esc(h, f->cause);
+        }
+        fputs("<br>hint: ", out);
+        esc(h, analyze_pattern_hint(f->pattern));
+        fputs("</div>\n", out);
+    }
+    analyze_result_free(&r);
+}
+
+static void intrusion(struct html *h)
+{
+    FILE *out = h->out;
+    fputs("<h2 id=\"intrusion\">Intrusion</h2>\n", out);
+    if (!h->in->from_run) {
+        fputs("<p class=\"muted\">Folded stacks: no run.</p>\n", out);
+        return;
+    }
+    struct ppw_intrusion *in = NULL;
+    struct ppw_run **runs = NULL;
+    uint32_t *ranks = NULL;
+    size_t n = 0;
+    struct ppw_err err;
+    if (intrusion_view_load(h->in->source, PPW_INTRUSION_FLAG_RATIO, &in, &runs, &n, &ranks,
+                            &err) != 0) {
+        fputs("<p class=\"muted\">Not measured: ", out);
+        esc(h, err.message);
+        fputs("</p>\n", out);
+    }
+    char *text = NULL;
+    size_t size = 0;
+    FILE *mem = n ? open_memstream(&text, &size) : NULL;
+    for (size_t i = 0; mem && i < n; i++) {
+        if (h->in->job)
+            fprintf(mem, "rank %" PRIu32 "\n", ranks[i]);
+        intrusion_print_text(mem, &in[i], 10);
+        fputc('\n', mem);
+    }
+    if (mem && fclose(mem) == 0) {
+        fputs("<pre>", out);
+        esc(h, text);
+        fputs("</pre>\n", out);
+    }
+    free(text);
+    for (size_t i = 0; i < n; i++) {
+        ppw_intrusion_free(&in[i]);
+        ppw_run_free(runs[i]);
+    }
+    free(in);
+    free(runs);
+    free(ranks);
+}
+
+/* The test hook: report.html#selftest clicks the tree's first closed
+ * context and puts the outcome in the title, for a headless browser. */
+static const char selftest[] =
+    "<script>\n"
+    "if (location.hash === '#selftest') {\n"
+    "  var d = document.querySelector('#tree details:not([open])');\n"
+    "  var first = document.querySelector('#variables-table tr:nth-child(2) b');\n"
+    "  if (d) d.querySelector('summary').click();\n"
+    "  document.title = 'selftest ' + (d && d.open ? 'expanded' : 'not-expanded') +\n"
+    "    ' top=' + (first ? first.textContent : '');\n"
+    "}\n"
+    "</script>\n";
+
+static int write_html(struct html *h)
+{
+    head(h);
+    FILE *out = h->out;
+    fputs("<p><a href=\"#variables\">variables</a> &middot; <a href=\"#code\">code</a> &middot; "
+          "<a href=\"#lines\">source lines</a> &middot; <a href=\"#imbalance\">imbalance</a> "
+          "&middot; <a href=\"#analysis\">analysis</a> &middot; <a href=\"#intrusion\">"
+          "intrusion</a> &middot; <a href=\"#run\">run</a></p>\n",
+          out);
+    variables(h);
+    int rc = calltree(h);
+    if (!rc)
+        rc = hot_lines(h);
+    if (!rc)
+        rc = heatmap(h);
+    if (!rc) {
+        findings(h);
+        intrusion(h);
+        metadata(h);
+        fputs(selftest, out);
+        fputs("<p class=\"muted\">Written by ppw-blame html.</p>\n</body></html>\n", out);
+    }
+    return rc;
+}
+
+int cmd_html(int argc, char **argv)
+{
+    struct view_opts o = {0};
+    const char *output = NULL;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "-o") == 0)
+            argv[i] = (char *)"--output";
+    const struct cli_option options[] = {VIEW_OPTIONS(&o), {"--output", &output}};
+    const struct cli_flag flags[] = {{"--force", &o.force}};
+    struct ppw_err err;
+    ppw_err_clear(&err);
+    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 1, &o.dir, &o.help,
+                        &err))
+        return cli_fail(&err);
+    if (o.help) {
+        fputs(usage, stdout);
+        return cli_finish_output();
+    }
+    if (o.format)
+        return cli_usage_error("html: --format is not an html option");
+    if (!output)
+        return cli_usage_error("html: -o FILE is required (the HTML to write; - for stdout)");
+    o.split_threads = true; /* for the heatmap */
+    if (view_check_opts(&o, "html", 40, &err))
+        return cli_fail(&err);
+    struct view_input in = {0};
+    struct html h = {.o = &o, .in = &in};
+    int rc = view_load(&o, &in, &err);
+    if (!rc) {
+        h.stacks = view_stacks(&in, &h.nstacks);
+        h.total = view_total_samples(&in);
+        rc = ppw_blame_attribute(in.graph, h.stacks, h.nstacks, NULL, &h.blame, &err);
+    }
+    FILE *out = NULL;
+    if (!rc && !(out = export_open(output, &err)))
+        rc = PPW_EIO;
+    if (out) {
+        h.out = out;
+        if (!rc && (rc = write_html(&h)) != 0)
+            ppw_err_set(&err, rc, "out of memory");
+        rc = export_finish(out, output, rc, &err);
+    }
+    ppw_blame_result_free(h.blame);
+    view_input_free(&in);
+    return rc ? cli_fail(&err) : PPW_EXIT_OK;
+}
