@@ -14,7 +14,8 @@
 #               samples add up, every location and function id resolves, and
 #               the blamed array is a label
 #   csv         report, code and lines --format csv read by Python's csv module
-#               give the same records as their TSV
+#               give the same records as their TSV; profile's and analyze's
+#               the same as their JSON
 #   flame       well-formed SVG: main spans all samples; --variables tops
 #               the stacks with the blamed array
 #   html        the report is self-contained, holds every section, and in headless
@@ -204,6 +205,27 @@ assert rows == tsv and len(rows) > 1, (rows[:3], tsv[:3])
 print("export.csv: %s: %d records" % (sys.argv[3], len(rows)))
 EOF
     done
+    # profile and analyze: the same records as their JSON
+    "$blame" profile run --format csv >p.csv || fail "profile --format csv"
+    "$blame" profile run --format json >p.json || fail "profile --format json"
+    "$blame" analyze run --binary ./barrier --format csv >a.csv || fail "analyze --format csv"
+    "$blame" analyze run --binary ./barrier --format json >a.json || fail "analyze --format json"
+    "$python" - p.csv p.json a.csv a.json <<'EOF' || fail "profile or analyze CSV"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+prof = json.load(open(sys.argv[2]))["rows"]
+assert len(rows) == len(prof) > 0
+for r, j in zip(rows, prof):
+    assert r["name"] == j["name"] and int(r["calls"]) == j["calls"], (r, j)
+    assert r["callpath"] == " <- ".join(j["callpath"]) and int(r["bytes"]) == j["bytes"]
+    assert j["comp_incl_ns"] is None or abs(float(r["comp_incl_ns"]) - j["comp_incl_ns"]) < 1e-6
+found = list(csv.DictReader(open(sys.argv[3], newline="")))
+want = json.load(open(sys.argv[4]))["findings"]
+assert [f["pattern"] for f in found] == [f["pattern"] for f in want] and found, (found, want)
+assert all(f["evidence"] == w["evidence"] and int(f["line"]) == w["line"]
+           for f, w in zip(found, want))
+print("export.csv: profile %d rows, analyze %d findings" % (len(rows), len(found)))
+EOF
     ;;
 flame)
     barrier

@@ -19,7 +19,7 @@ int cli_fail(const struct ppw_err *err)
 
 int cli_usage_error(const char *fmt, ...)
 {
-    struct ppw_err err = { .code = PPW_EUSAGE, .offset = -1 };
+    struct ppw_err err = {.code = PPW_EUSAGE, .offset = -1};
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(err.message, sizeof err.message, fmt, ap);
@@ -154,6 +154,43 @@ int cli_parse_format(const char *value, bool *json, struct ppw_err *err)
     else
         return ppw_err_set(err, PPW_EUSAGE, "unknown format '%s' (expected text or json)", value);
     return 0;
+}
+
+int cli_parse_format_csv(const char *value, enum cli_format *fmt, struct ppw_err *err)
+{
+    if (!value || strcmp(value, "text") == 0)
+        *fmt = CLI_TEXT;
+    else if (strcmp(value, "json") == 0)
+        *fmt = CLI_JSON;
+    else if (strcmp(value, "csv") == 0)
+        *fmt = CLI_CSV;
+    else
+        return ppw_err_set(err, PPW_EUSAGE, "unknown format '%s' (expected text, json or csv)",
+                           value);
+    return 0;
+}
+
+void cli_csv_n(FILE *out, const char *s, size_t len)
+{
+    bool quote = len && (s[0] == ' ' || s[len - 1] == ' ');
+    for (size_t i = 0; i < len && !quote; i++)
+        quote = s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r';
+    if (!quote) {
+        fwrite(s, 1, len, out);
+        return;
+    }
+    putc('"', out);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            putc('"', out);
+        putc(s[i], out);
+    }
+    putc('"', out);
+}
+
+void cli_csv(FILE *out, const char *s)
+{
+    cli_csv_n(out, s ? s : "", s ? strlen(s) : 0);
 }
 
 void cli_text(FILE *out, const char *s)

@@ -71,6 +71,16 @@ int cli_parse_flags(int argc, char **argv, const struct cli_option *options, siz
 /* --format: NULL or "text" sets *json false, "json" true; else PPW_EUSAGE. */
 int cli_parse_format(const char *value, bool *json, struct ppw_err *err);
 
+/* --format of the commands that also write CSV: text, json or csv. */
+enum cli_format { CLI_TEXT, CLI_JSON, CLI_CSV };
+int cli_parse_format_csv(const char *value, enum cli_format *fmt, struct ppw_err *err);
+
+/* One CSV field (RFC 4180): quoted when it holds a comma, a quote, a line
+ * break or surrounding blanks, quotes doubled; NULL is an empty field.
+ * cli_csv_n takes the first len bytes of s. */
+void cli_csv(FILE *out, const char *s);
+void cli_csv_n(FILE *out, const char *s, size_t len);
+
 /* Prints s with control characters as \xNN, so a record stays on one line. */
 void cli_text(FILE *out, const char *s);
 

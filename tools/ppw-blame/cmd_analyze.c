@@ -20,7 +20,7 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame analyze [DIR...] [--format text|json] [--binary BIN] [--force]\n"
+    "usage: ppw-blame analyze [DIR...] [--format text|json|csv] [--binary BIN] [--force]\n"
     "                         [--baseline FILE] [threshold options]\n\n"
     "Finds what is wrong in the run (or MPI job) DIR: waits at barriers, locks,\n"
     "conditions and messages beyond what they cost on this machine (ppw-blame\n"
@@ -43,7 +43,7 @@ static const char usage[] =
     "  --comm PCT           Coven: more than PCT%% of the time communicating (5)\n"
     "  --efficiency X       parallel efficiency below X scales poorly (0.7)\n"
     "  --flag-ratio R       intrusion: flag regions whose probes cost R of their body (0.25)\n"
-    "  --format FORMAT      text (default) or json\n"
+    "  --format FORMAT      text (default), json or csv (the findings)\n"
     "  --binary, --force    as for 'ppw-blame report'\n"
     "  -h, --help           show this help\n";
 
@@ -70,7 +70,8 @@ struct options {
     const char **dirs;
     size_t ndirs;
     const char *format, *binary, *baseline;
-    bool force, help, json;
+    bool force, help;
+    enum cli_format fmt;
     double flag_ratio;
     struct analyze_thresholds t;
 };
@@ -134,7 +135,7 @@ static int parse(int argc, char **argv, struct options *o, struct ppw_err *err)
             return ppw_err_set(err, PPW_EUSAGE, "analyze: unknown option '%s' (see --help)", a);
     }
     o->t.many_calls = (uint64_t)many_calls;
-    return cli_parse_format(o->format, &o->json, err);
+    return cli_parse_format_csv(o->format, &o->fmt, err);
 }
 
 /* ---- output ---- */
@@ -160,8 +161,9 @@ static void print_text(FILE *out, const struct analyze_result *r, const char *di
     fprintf(out, "analyze: %s: %.3f s of wall time, %.3f %s-seconds, %u %s%s compared\n", dir,
             r->run_s, r->thread_s, r->job ? "rank" : "thread", r->groups,
             r->job ? "rank" : "thread", r->groups == 1 ? "" : "s");
-    fprintf(out, "baseline: %s (barrier %.1f us, lock %.2f us, condition %.1f us, message "
-                 "%.2f us)\n",
+    fprintf(out,
+            "baseline: %s (barrier %.1f us, lock %.2f us, condition %.1f us, message "
+            "%.2f us)\n",
             r->baseline_source, r->baseline.barrier2_ns / 1e3, r->baseline.lock_ns / 1e3,
             r->baseline.cond_roundtrip_ns / 2e3, r->baseline.mpi_latency_ns / 1e3);
     if (!r->has_trace)
@@ -220,6 +222,32 @@ static void json_finding(FILE *out, const struct analyze_finding *f)
     fputs(",\"hint\":", out);
     json_string(out, analyze_pattern_hint(f->pattern));
     putc('}', out);
+}
+
+/* The findings as CSV, one record each, in order (the text report's other
+ * parts, hotspots and intrusion, are in text and JSON). */
+static void print_csv(FILE *out, const struct analyze_result *r)
+{
+    fputs("rank,pattern,title,lost_s,lost_pct,region,file,line,col,variable,evidence,cause,hint\n",
+          out);
+    for (size_t i = 0; i < r->nfindings; i++) {
+        const struct analyze_finding *f = &r->findings[i];
+        fprintf(out, "%zu,%s,", i + 1, analyze_pattern_name(f->pattern));
+        cli_csv(out, analyze_pattern_title(f->pattern));
+        fprintf(out, ",%.9g,%.6g,", f->lost_s, f->lost_pct);
+        cli_csv(out, f->region);
+        putc(',', out);
+        cli_csv(out, f->file);
+        fprintf(out, ",%" PRIu32 ",%" PRIu32 ",", f->line, f->col);
+        cli_csv(out, f->variable);
+        putc(',', out);
+        cli_csv(out, f->evidence);
+        putc(',', out);
+        cli_csv(out, f->cause);
+        putc(',', out);
+        cli_csv(out, analyze_pattern_hint(f->pattern));
+        putc('\n', out);
+    }
 }
 
 static void print_json(FILE *out, const struct analyze_result *r, const struct options *o,
@@ -327,8 +355,10 @@ int cmd_analyze(int argc, char **argv)
         rc = intrusion_view_load(dirs[0], o.flag_ratio, &intr, &runs, &nintr, &ranks, &err);
     if (!rc) {
         o.dirs[0] = o.ndirs ? o.dirs[0] : ".";
-        if (o.json)
+        if (o.fmt == CLI_JSON)
             print_json(stdout, &r, &o, intr, nintr, ranks);
+        else if (o.fmt == CLI_CSV)
+            print_csv(stdout, &r);
         else
             print_text(stdout, &r, o.ndirs ? o.dirs[0] : "(newest run)", intr, nintr, ranks);
     }

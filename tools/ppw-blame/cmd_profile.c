@@ -2,6 +2,8 @@
  * callpath, merged over threads, with probe-overhead compensation
  * (docs/FORMATS.md, "Compensation") beside the raw times.  Output shapes
  * are documented in docs/ppw-blame.md. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -16,24 +18,26 @@
 #include "read_run.h"
 
 static const char usage[] =
-    "usage: ppw-blame profile [DIR] [--thread N] [--sort incl|excl|calls] [--format text|json]\n\n"
+    "usage: ppw-blame profile [DIR] [--thread N] [--sort incl|excl|calls]\n"
+    "                         [--format text|json|csv]\n\n"
     "Prints the profile of the run directory DIR (default: the ppw-* directory of the\n"
     "current directory modified last): per region and callpath, calls and times,\n"
     "raw and compensated for the probes' own cost.\n\n"
     "  --thread N        only thread N (default: all threads, merged)\n"
     "  --sort KEY        incl (default): compensated inclusive total; excl: compensated\n"
     "                    exclusive total; calls: calls (raw totals without calibration)\n"
-    "  --format FORMAT   text (default) or json\n  -h, --help        show this help\n";
+    "  --format FORMAT   text (default), json or csv (the rows)\n"
+    "  -h, --help        show this help\n";
 
 enum sort_key { SORT_INCL, SORT_EXCL, SORT_CALLS };
 
 /* One region in one callpath, summed over the selected threads. */
 struct row {
-    struct ppw_run_timer t;   /* sums; incl_min/max over threads with calls */
-    bool has_calls;           /* some thread completed a call: min and max are known */
-    bool open;                /* a call was still running on some thread */
-    bool unwound;             /* some calls were closed by an outer END */
-    uint64_t calls_throttled; /* the region's untimed calls, when this is its only row */
+    struct ppw_run_timer t;      /* sums; incl_min/max over threads with calls */
+    bool has_calls;              /* some thread completed a call: min and max are known */
+    bool open;                   /* a call was still running on some thread */
+    bool unwound;                /* some calls were closed by an outer END */
+    uint64_t calls_throttled;    /* the region's untimed calls, when this is its only row */
     double comp_incl, comp_excl; /* summed unclamped per thread, then clamped */
     bool incl_clamped, excl_clamped;
     double key; /* what --sort orders by, descending */
@@ -54,7 +58,7 @@ struct profile {
     size_t row_count;
     struct throttled *throttled;
     size_t throttled_count;
-    size_t clamped;        /* compensated values clamped at 0 */
+    size_t clamped;         /* compensated values clamped at 0 */
     size_t threads_in_situ; /* selected threads whose probe costs their windows corrected */
     size_t threads_probed;  /* selected threads with timers */
     double pair_ns_min, pair_ns_max; /* over those threads */
@@ -510,13 +514,59 @@ static void json_header(FILE *out, const struct profile *p)
         fputs("null", out);
     }
     /* What compensation used: the calibration as it is, or in situ. */
-    fprintf(out, ",\"probe_costs\":{\"threads\":%zu,\"in_situ\":%zu,\"pair_ns_min\":",
-            p->threads_probed, p->threads_in_situ);
+    fprintf(out,
+            ",\"probe_costs\":{\"threads\":%zu,\"in_situ\":%zu,\"pair_ns_min\":", p->threads_probed,
+            p->threads_in_situ);
     json_double(out, p->pair_ns_min);
     fputs(",\"pair_ns_max\":", out);
     json_double(out, p->pair_ns_max);
     fputc('}', out);
     fprintf(out, ",\"sort\":\"%s\",\"clamped\":%zu", sort_names[p->sort], p->clamped);
+}
+
+/* The rows as CSV: one record per row, the JSON row's fields (callpath
+ * joined by " <- "); unknown numbers empty. */
+static void print_csv(FILE *out, const struct profile *p)
+{
+    bool calib = p->run->has_calib;
+    fputs("region,name,kind,file,line,callpath,calls,calls_recorded,calls_throttled,subcalls,"
+          "incl_min_ns,incl_mean_ns,incl_max_ns,incl_total_ns,excl_total_ns,bytes,"
+          "excl_stddev_ns,comp_incl_ns,comp_excl_ns,open,unwound\n",
+          out);
+    for (size_t i = 0; i < p->row_count; i++) {
+        const struct row *r = &p->rows[i];
+        const struct ppw_run_timer *t = &r->t;
+        const struct ppw_run_region *g = region_of(p, t->path[0]);
+        fprintf(out, "%" PRIu32 ",", g->id);
+        cli_csv(out, g->name);
+        fprintf(out, ",%s,", ppw_run_region_kind_name(g->kind));
+        cli_csv(out, g->file);
+        fprintf(out, ",%" PRIu32 ",", g->line);
+        char *path = NULL;
+        size_t size = 0;
+        FILE *mem = open_memstream(&path, &size);
+        for (uint32_t k = 0; mem && k < t->depth; k++)
+            fprintf(mem, "%s%s", k ? " <- " : "", region_of(p, t->path[k])->name);
+        if (mem && fclose(mem) == 0)
+            cli_csv(out, path);
+        free(path);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", calls(r), t->count,
+                r->calls_throttled, t->subcalls);
+        if (t->count)
+            fprintf(out, "%" PRIu64 ",%.17g,%" PRIu64, t->incl_min_ns,
+                    (double)t->incl_sum_ns / (double)t->count, t->incl_max_ns);
+        else
+            fputs(",,", out);
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",", t->incl_sum_ns, t->excl_sum_ns,
+                t->bytes);
+        if (t->count)
+            fprintf(out, "%.17g", excl_stddev(t));
+        if (calib)
+            fprintf(out, ",%.17g,%.17g", r->comp_incl, r->comp_excl);
+        else
+            fputs(",,", out);
+        fprintf(out, ",%s,%s\n", r->open ? "true" : "false", r->unwound ? "true" : "false");
+    }
 }
 
 static void print_json(FILE *out, const struct profile *p)
@@ -544,7 +594,8 @@ static void print_json(FILE *out, const struct profile *p)
 
 struct profile_opts {
     const char *dir, *format, *thread, *sort;
-    bool json, help;
+    enum cli_format fmt;
+    bool help;
     uint32_t thread_index;
 };
 
@@ -585,8 +636,10 @@ static int run_profile(struct profile *p, const struct profile_opts *opts, struc
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     compensate(p);
     sort_rows(p);
-    if (opts->json)
+    if (opts->fmt == CLI_JSON)
         print_json(stdout, p);
+    else if (opts->fmt == CLI_CSV)
+        print_csv(stdout, p);
     else
         print_text(stdout, p);
     return 0;
@@ -603,8 +656,8 @@ int cmd_profile(int argc, char **argv)
     struct ppw_err err;
     ppw_err_clear(&err);
     if (cli_parse(argc, argv, options, 3, &opts.dir, &opts.help, &err) ||
-        cli_parse_format(opts.format, &opts.json, &err) || parse_sort(opts.sort, &p.sort, &err) ||
-        parse_thread(&opts, &err))
+        cli_parse_format_csv(opts.format, &opts.fmt, &err) ||
+        parse_sort(opts.sort, &p.sort, &err) || parse_thread(&opts, &err))
         return cli_fail(&err);
     if (opts.help) {
         fputs(usage, stdout);

@@ -34,8 +34,8 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
         o->fmt = VIEW_JSON;
     else
         return ppw_err_set(err, PPW_EUSAGE,
-                           "%s: unknown format '%s' (expected text, tsv, csv or json)",
-                           command, o->format);
+                           "%s: unknown format '%s' (expected text, tsv, csv or json)", command,
+                           o->format);
     o->top_n = top_default;
     if (o->top) {
         char *end;
@@ -77,7 +77,8 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
                            command);
     if (o->folded && !o->binary)
         return ppw_err_set(err, PPW_EUSAGE,
-                           "%s: --folded needs --binary BIN, the binary the stacks ran in", command);
+                           "%s: --folded needs --binary BIN, the binary the stacks ran in",
+                           command);
     return 0;
 }
 
@@ -114,8 +115,8 @@ static const struct ppw_run_module *exe_module(const struct ppw_run *run)
 
 /* The binary must be the run's build (unless --force) and carry DWARF
  * (the run's executable, for its lines) and blame graphs. */
-static int check_binary(const struct view_opts *o, const struct ppw_run *run,
-                        struct view_input *in, struct ppw_lines *lines, struct ppw_err *err)
+static int check_binary(const struct view_opts *o, const struct ppw_run *run, struct view_input *in,
+                        struct ppw_lines *lines, struct ppw_err *err)
 {
     int rc = ppw_run_check_binary(run, in->binary, err);
     if (rc == PPW_ECORRUPT && o->force) {
@@ -185,8 +186,8 @@ static int add_fault(struct view_input *in, uint32_t rank, int which, const char
 
 /* "<what>: r r r" for the ranks where which (0 missing, 1 unfinished, 2
  * unreadable) says so, as a note; each also as a fault. */
-static int note_ranks(struct view_input *in, const struct ppw_job *job, const char *what,
-                      int which, struct ppw_err *err)
+static int note_ranks(struct view_input *in, const struct ppw_job *job, const char *what, int which,
+                      struct ppw_err *err)
 {
     char line[1024];
     size_t len = (size_t)snprintf(line, sizeof line, "%s:", what), count = 0;
@@ -223,8 +224,7 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
     const char *workers = getenv("PPW_BLAME_THREADS");
     int rc = ppw_job_scan(in->source, &job, err);
     if (!rc)
-        rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), workers ? (unsigned)atoi(workers) : 0,
-                          err);
+        rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), workers ? (unsigned)atoi(workers) : 0, err);
     if (!rc)
         other = ppw_job_mismatch(job, &first);
     if (!rc && !first)
@@ -241,8 +241,7 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
         rc = note(in, "warning: the ranks come from different binaries (--force)", err);
     if (!rc && !o->binary && !first->exe)
         rc = ppw_err_set(err, PPW_ENOTFOUND,
-                         "%s: the run does not name its executable: give --binary BIN",
-                         first->dir);
+                         "%s: the run does not name its executable: give --binary BIN", first->dir);
     if (!rc && !(in->binary = strdup(o->binary ? o->binary : first->exe)))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     /* The binary is checked against the first rank read. */
@@ -276,7 +275,8 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
             in->ranks[in->nranks++] = r->rank;
             in->finished &= r->finished;
             for (size_t t = 0; t < r->nthreads; t++)
-                in->threads[in->nthreads++] = r->rank * PPW_JOB_RANK_SHIFT +
+                in->threads[in->nthreads++] =
+                    r->rank * PPW_JOB_RANK_SHIFT +
                     (r->threads[t] < PPW_JOB_RANK_SHIFT ? r->threads[t] : PPW_JOB_RANK_SHIFT - 1);
             in->glue.samples += r->glue.samples;
             in->glue.glue_errors += r->glue.glue_errors;
@@ -320,8 +320,7 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
         rc = ppw_run_load_merged(in->source, &run, err);
     if (!rc && !o->binary && !(run->has_info && run->info.exe[0]))
         rc = ppw_err_set(err, PPW_ENOTFOUND,
-                         "%s: the run does not name its executable: give --binary BIN",
-                         in->source);
+                         "%s: the run does not name its executable: give --binary BIN", in->source);
     if (!rc && !(in->binary = strdup(o->binary ? o->binary : run->info.exe)))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     if (!rc)
@@ -511,8 +510,7 @@ void view_json_head(FILE *out, const struct view_input *in)
             in->job_size);
     for (size_t i = 0; i < in->nfaults; i++) {
         const struct view_rank_fault *f = &in->faults[i];
-        fprintf(out, "%s{\"rank\":%" PRIu32 ",\"state\":\"%s\"", i ? "," : "", f->rank,
-                f->state);
+        fprintf(out, "%s{\"rank\":%" PRIu32 ",\"state\":\"%s\"", i ? "," : "", f->rank, f->state);
         if (f->error) {
             fputs(",\"error\":", out);
             json_string(out, f->error);
@@ -534,8 +532,7 @@ void view_json_open(FILE *out, const struct view_input *in, const char *list)
 
 void view_text_title(FILE *out, const struct view_input *in, const char *view)
 {
-    fprintf(out, "%s: %" PRIu64 " samples (metric: %s) ", view, view_total_samples(in),
-            in->metric);
+    fprintf(out, "%s: %" PRIu64 " samples (metric: %s) ", view, view_total_samples(in), in->metric);
     if (in->sel_thread)
         fprintf(out, "of thread %" PRIu32 " ", in->thread);
     if (in->sel_rank)
@@ -600,26 +597,6 @@ FILE *view_out(struct view_opts *o)
     return o->csv_stream ? o->csv_stream : fopen("/dev/null", "w");
 }
 
-/* One CSV field: quoted when it holds a comma, a quote or surrounding
- * blanks (TSV fields hold no tab or newline: view_tsv replaced them). */
-static void csv_field(FILE *out, const char *s, size_t len)
-{
-    bool quote = len && (s[0] == ' ' || s[len - 1] == ' ');
-    for (size_t i = 0; i < len && !quote; i++)
-        quote = s[i] == ',' || s[i] == '"' || s[i] == '\r';
-    if (!quote) {
-        fwrite(s, 1, len, out);
-        return;
-    }
-    putc('"', out);
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"')
-            putc('"', out);
-        putc(s[i], out);
-    }
-    putc('"', out);
-}
-
 int view_out_finish(struct view_opts *o)
 {
     if (!o->csv)
@@ -634,7 +611,7 @@ int view_out_finish(struct view_opts *o)
             end++;
         for (size_t f = i; f <= end; f++) /* fields between tabs */
             if (f == end || o->csv_tsv[f] == '\t') {
-                csv_field(stdout, o->csv_tsv + i, f - i);
+                cli_csv_n(stdout, o->csv_tsv + i, f - i);
                 if (f < end)
                     putc(',', stdout);
                 i = f + 1;
