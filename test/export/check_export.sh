@@ -14,8 +14,8 @@
 #               samples add up, every location and function id resolves, and
 #               the blamed array is a label
 #   csv         report, code and lines --format csv read by Python's csv module
-#               give the same records as their TSV; profile's and analyze's
-#               the same as their JSON
+#               give the same records as their TSV; profile's, analyze's,
+#               intrusion's and imbalance's the same as their JSON
 #   flame       well-formed SVG: main spans all samples; --variables tops
 #               the stacks with the blamed array
 #   html        the report is self-contained, holds every section, and in headless
@@ -225,6 +225,30 @@ assert [f["pattern"] for f in found] == [f["pattern"] for f in want] and found, 
 assert all(f["evidence"] == w["evidence"] and int(f["line"]) == w["line"]
            for f, w in zip(found, want))
 print("export.csv: profile %d rows, analyze %d findings" % (len(rows), len(found)))
+EOF
+    # intrusion and imbalance: the same numbers as their JSON
+    "$blame" intrusion run --format csv --top 0 >i.csv || fail "intrusion --format csv"
+    "$blame" intrusion run --format json --top 0 >i.json || fail "intrusion --format json"
+    "$blame" imbalance run --binary ./barrier --format csv >m.csv || fail "imbalance --format csv"
+    "$blame" imbalance run --binary ./barrier --format json >m.json || fail "imbalance json"
+    "$python" - i.csv i.json m.csv m.json <<'EOF' || fail "intrusion or imbalance CSV"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+regions = json.load(open(sys.argv[2]))["regions"]
+assert len(rows) == len(regions) > 0
+for r, j in zip(rows, regions):
+    assert r["name"] == j["name"] and int(r["probes"]) == j["probes"], (r, j)
+    assert abs(float(r["comp_incl_ns"]) - j["comp_incl_ns"]) <= 1e-6 * max(1, j["comp_incl_ns"])
+    assert (r["flagged"] == "true") == j["flagged"]
+m = list(csv.DictReader(open(sys.argv[3], newline="")))
+want = json.load(open(sys.argv[4]))
+variables = [r for r in m if r["row"] == "variable"]
+assert [r["name"] for r in variables] == [v["name"] for v in want["variables"]], (variables, want)
+threads = [k for k in m[0] if k.startswith("thread_")]
+for r, v in zip(variables, want["variables"]):
+    assert int(r["samples"]) == v["samples"] == sum(int(r[k]) for k in threads), (r, v)
+print("export.csv: intrusion %d regions, imbalance %d variables over %d threads"
+      % (len(rows), len(variables), len(threads)))
 EOF
     ;;
 flame)

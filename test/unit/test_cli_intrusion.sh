@@ -96,6 +96,17 @@ expect_status 1 "$PPW_BLAME" intrusion job --rank 2
 one_error_line "job: no run directory of rank 2$"
 expect_status 1 "$PPW_BLAME" intrusion job --rank 3
 one_error_line "job/r3-host-80"
+# CSV: a record per rank, the unreadable one with its error; a run's regions
+expect_status 0 "$PPW_BLAME" intrusion job --format csv
+[ "$(sed -n 1p out.txt)" = "rank,dir,probes,probe_ns,samples,sampler_ns,total_ns,cpu_ns,flagged,calibrated,error" ] ||
+    fail "job csv header: $(head -1 out.txt)"
+grep -q '^0,job/r0-host-77,9011,451100,5,12000,463100,' out.txt || fail "job csv rank 0: $(cat out.txt)"
+grep -q '^3,job/r3-host-80,,,,,,,,,.*run.ppw' out.txt || fail "job csv rank 3: $(cat out.txt)"
+"$WRITER" --write fresh || exit 1 # the damaged section above changed runs/
+expect_status 0 "$PPW_BLAME" intrusion fresh/uncalibrated --format csv --top 0
+[ "$(grep -c . out.txt)" -eq 5 ] || fail "run csv: a header and 4 regions: $(cat out.txt)"
+grep -q '^[0-9]*,[a-z]*,[a-z]*,[^,]*,[0-9]*,[0-9]*,[0-9]*,[0-9]*,0,[0-9.e+]*,[0-9.e+]*,,,' out.txt ||
+    fail "uncalibrated csv: compensated times must be empty: $(cat out.txt)"
 ok job
 
 # ---- errors ----

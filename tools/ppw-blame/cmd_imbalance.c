@@ -18,7 +18,7 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame imbalance [DIR] [--top N] [--format text|json] [--binary BIN] [--force]\n"
+    "usage: ppw-blame imbalance [DIR] [--top N] [--format text|json|csv] [--binary BIN] [--force]\n"
     "                           [--by rank|thread]\n"
     "       ppw-blame imbalance --folded FILE --binary BIN [options]\n\n"
     "For each of the variables with the most inclusive blame over all threads, the\n"
@@ -31,7 +31,7 @@ static const char usage[] =
     "--by thread over every rank's threads (named rank:thread).\n\n"
     "  --top N            the N first variables (default 10; 0: all)\n"
     "  --by GROUP         rank (default for a job directory) or thread\n"
-    "  --format FORMAT    text (default) or json\n"
+    "  --format FORMAT    text (default), json or csv\n"
     "  --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
@@ -78,7 +78,7 @@ struct spread {
     double *weights;                 /* [groups] */
     uint64_t min, max;
     double mean, min_weight, mean_weight, max_weight, max_over_mean;
-    double excess;  /* max - mean samples: what the slowest group spends above the average */
+    double excess; /* max - mean samples: what the slowest group spends above the average */
     size_t max_group;
 };
 
@@ -212,9 +212,8 @@ static int compare_region(const void *x, const void *y)
 }
 
 /* Adds stack number serial's samples to each distinct function on it. */
-static int add_stack_regions(const struct ppw_static_graph *graph,
-                             const struct ppw_blame_stack *st, size_t serial,
-                             struct ppw_strmap *names, struct region_total **totals,
+static int add_stack_regions(const struct ppw_static_graph *graph, const struct ppw_blame_stack *st,
+                             size_t serial, struct ppw_strmap *names, struct region_total **totals,
                              size_t *count, size_t *cap)
 {
     for (size_t f = 0; f < st->nframes; f++) {
@@ -376,14 +375,16 @@ static void print_text(FILE *out, const struct imbalance *m)
         fprintf(out, "; inclusive blame per %s (samples); bar: one character per %s\n", gr->kind,
                 gr->kind);
     else
-        fprintf(out, "; inclusive blame per %s (samples); bar: one character per %zu %ss "
-                     "(their highest)\n", gr->kind, step, gr->kind);
+        fprintf(out,
+                "; inclusive blame per %s (samples); bar: one character per %zu %ss "
+                "(their highest)\n",
+                gr->kind, step, gr->kind);
     if (!m->shown) {
         fputs("\nno variable is blamed\n", out);
         return;
     }
-    fprintf(out, "\n%8s %8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "excess", "min", "mean", "max",
-            view_metric_header(m->in), gr->kind, "variable", "bar");
+    fprintf(out, "\n%8s %8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "excess", "min", "mean",
+            "max", view_metric_header(m->in), gr->kind, "variable", "bar");
     for (size_t v = 0; v < m->shown; v++) {
         const struct spread *s = &m->spreads[v];
         char name[512];
@@ -396,8 +397,8 @@ static void print_text(FILE *out, const struct imbalance *m)
                 m->all->nvars - m->shown == 1 ? "" : "s");
     if (!m->nregions)
         return;
-    fprintf(out, "\n%8s %8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "excess", "min", "mean", "max",
-            view_metric_header(m->in), gr->kind, "region (inclusive)", "bar");
+    fprintf(out, "\n%8s %8s %9s %9s %9s %9s %7s  %-22s %s\n", "max/mean", "excess", "min", "mean",
+            "max", view_metric_header(m->in), gr->kind, "region (inclusive)", "bar");
     for (size_t r = 0; r < m->nregions; r++)
         print_spread_row(out, m, &m->regions[r], m->regions[r].name);
 }
@@ -491,6 +492,43 @@ static void print_json(FILE *out, const struct imbalance *m)
     fputs("]}\n", out);
 }
 
+/* One CSV record per variable, then per region (`what` says which): its
+ * spread, then its samples in each group (columns named by group). */
+static void csv_rows(FILE *out, const struct imbalance *m, const char *what, const struct spread *s,
+                     size_t n)
+{
+    const struct groups *gr = &m->groups;
+    for (size_t i = 0; i < n; i++, s++) {
+        fprintf(out, "%s,", what);
+        cli_csv(out, s->var ? s->var->name : s->name);
+        putc(',', out);
+        cli_csv(out, s->var ? s->var->function : NULL);
+        uint64_t total = 0;
+        for (size_t g = 0; g < gr->count; g++)
+            total += s->samples[g];
+        fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.17g,%" PRIu64 ",%.17g,", total, s->min, s->mean,
+                s->max, s->max_over_mean);
+        if (gr->count)
+            put_id(out, gr, gr->ids[s->max_group], false);
+        for (size_t g = 0; g < gr->count; g++)
+            fprintf(out, ",%" PRIu64, s->samples[g]);
+        putc('\n', out);
+    }
+}
+
+static void print_csv(FILE *out, const struct imbalance *m)
+{
+    const struct groups *gr = &m->groups;
+    fprintf(out, "row,name,function,samples,min,mean,max,max_over_mean,max_%s", gr->kind);
+    for (size_t g = 0; g < gr->count; g++) {
+        fprintf(out, ",%s_", gr->kind);
+        put_id(out, gr, gr->ids[g], false);
+    }
+    putc('\n', out);
+    csv_rows(out, m, "variable", m->spreads, m->shown);
+    csv_rows(out, m, "region", m->regions, m->nregions);
+}
+
 static int run_imbalance(struct imbalance *m, struct ppw_err *err)
 {
     size_t nstacks, ng = m->groups.count;
@@ -529,6 +567,8 @@ static int run_imbalance(struct imbalance *m, struct ppw_err *err)
     if (!rc) {
         if (m->o->fmt == VIEW_JSON)
             print_json(stdout, m);
+        else if (m->o->csv)
+            print_csv(stdout, m);
         else
             print_text(stdout, m);
     }
@@ -571,9 +611,8 @@ int cmd_imbalance(int argc, char **argv)
         return cli_usage_error("imbalance: --rank does not apply (it compares all ranks)");
     if (by && strcmp(by, "rank") != 0 && strcmp(by, "thread") != 0)
         return cli_usage_error("imbalance: --by needs rank or thread, not '%s'", by);
-    if (o.fmt == VIEW_TSV)
-        return cli_usage_error("imbalance: unknown format '%s' (expected text or json)",
-                               o.csv ? "csv" : "tsv");
+    if (o.fmt == VIEW_TSV && !o.csv)
+        return cli_usage_error("imbalance: unknown format 'tsv' (expected text, json or csv)");
     o.split_threads = true;
     int rc = view_load(&o, &in, &err);
     if (!rc) {

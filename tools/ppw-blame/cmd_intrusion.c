@@ -19,13 +19,15 @@
 #include "read_run.h"
 
 static const char usage[] =
-    "usage: ppw-blame intrusion [DIR] [--format text|json] [--flag-ratio R] [--top N] [--rank R]\n"
+    "usage: ppw-blame intrusion [DIR] [--format text|json|csv] [--flag-ratio R] [--top N]\n"
+    "                           [--rank R]\n"
     "\n"
     "Prints what measuring the run in DIR cost (default: the ppw-* directory of the\n"
     "current directory modified last): probe pairs executed and their calibrated cost,\n"
     "the sampler's cost, the total against the run's time, and per region the raw and\n"
     "compensated times, flagging regions whose probes cost as much as their body.\n\n"
-    "  --format FORMAT   text (default) or json\n"
+    "  --format FORMAT   text (default), json or csv (the regions; a job: one record\n"
+    "                    per rank)\n"
     "  --flag-ratio R    flag a region when its probes cost at least R x its compensated\n"
     "                    body per call (default 0.5)\n"
     "  --top N           the N regions that cost most (default 20; 0: all)\n"
@@ -37,7 +39,8 @@ enum { TOP_DEFAULT = 20 };
 
 struct intrusion_opts {
     const char *dir, *format, *ratio, *top, *rank;
-    bool json, help;
+    enum cli_format fmt;
+    bool help;
     double flag_ratio;
     size_t top_n;
     uint32_t rank_id;
@@ -87,9 +90,11 @@ static int report_run(const char *dir, const struct intrusion_opts *o, struct pp
     if (!rc)
         rc = ppw_intrusion_compute(run, o->flag_ratio, &in, err);
     if (!rc) {
-        if (o->json) {
+        if (o->fmt == CLI_JSON) {
             intrusion_print_json(stdout, &in, o->top_n);
             putchar('\n');
+        } else if (o->fmt == CLI_CSV) {
+            intrusion_print_csv(stdout, &in, o->top_n);
         } else {
             intrusion_print_text(stdout, &in, o->top_n);
         }
@@ -205,6 +210,29 @@ static void text_job(FILE *out, const struct ppw_job *job, const struct rank_rep
     fputs("'ppw-blame intrusion DIR --rank R' shows a rank's regions\n", out);
 }
 
+/* A job as CSV: one record per rank directory (an unreadable one with its
+ * error), no total (a sum is one step away in any CSV tool). */
+static void csv_job(FILE *out, const struct ppw_job *job, const struct rank_report *reports)
+{
+    fputs("rank,dir,probes,probe_ns,samples,sampler_ns,total_ns,cpu_ns,flagged,calibrated,"
+          "error\n",
+          out);
+    for (size_t i = 0; i < job->count; i++) {
+        const struct rank_report *r = &reports[i];
+        fprintf(out, "%" PRIu32 ",", job->ranks[i].rank);
+        cli_csv(out, job->ranks[i].dir);
+        if (!r->run) {
+            fputs(",,,,,,,,,", out);
+            cli_csv(out, r->err.message);
+            putc('\n', out);
+            continue;
+        }
+        fprintf(out, ",%" PRIu64 ",%.17g,%" PRIu64 ",%.17g,%.17g,%.17g,%zu,%s,\n", r->in.probes,
+                r->in.probe_ns, r->in.samples, r->in.sampler_ns, r->in.total_ns, r->in.cpu_ns,
+                r->in.nflagged, r->in.calibrated ? "true" : "false");
+    }
+}
+
 static void json_job(FILE *out, const struct ppw_job *job, const struct rank_report *reports,
                      const struct job_totals *t, size_t top)
 {
@@ -263,8 +291,10 @@ static int report_job(const char *dir, const struct intrusion_opts *o, struct pp
         rc = ppw_err_set(err, reports[0].err.code,
                          "%s: no rank could be read (rank %" PRIu32 ": %s)", dir,
                          job->ranks[0].rank, reports[0].err.message);
-    if (!rc && o->json)
+    if (!rc && o->fmt == CLI_JSON)
         json_job(stdout, job, reports, &totals, o->top_n);
+    else if (!rc && o->fmt == CLI_CSV)
+        csv_job(stdout, job, reports);
     else if (!rc)
         text_job(stdout, job, reports, &totals);
     for (size_t i = 0; reports && i < job->count; i++) {
@@ -287,7 +317,7 @@ int cmd_intrusion(int argc, char **argv)
     struct ppw_err err;
     ppw_err_clear(&err);
     if (cli_parse(argc, argv, options, 4, &o.dir, &o.help, &err) ||
-        cli_parse_format(o.format, &o.json, &err) || check_opts(&o, &err))
+        cli_parse_format_csv(o.format, &o.fmt, &err) || check_opts(&o, &err))
         return cli_fail(&err);
     if (o.help) {
         fputs(usage, stdout);

@@ -249,6 +249,33 @@ void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top)
     fputs("]}", out);
 }
 
+/* ---- csv ---- */
+
+void intrusion_print_csv(FILE *out, const struct ppw_intrusion *in, size_t top)
+{
+    size_t n = top && top < in->nregions ? top : in->nregions;
+    fputs("region,name,kind,file,line,calls,probes,probes_throttled,probe_ns,raw_incl_ns,"
+          "raw_excl_ns,comp_incl_ns,comp_excl_ns,probe_per_call_ns,body_per_call_ns,flagged\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        const struct ppw_intrusion_region *r = &in->regions[i];
+        const struct ppw_run_region *g = r->region;
+        fprintf(out, "%" PRIu32 ",", g->id);
+        cli_csv(out, g->name);
+        fprintf(out, ",%s,", ppw_run_region_kind_name(g->kind));
+        cli_csv(out, g->file);
+        fprintf(out, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g,%.17g,", g->line,
+                r->calls, r->probes, r->probes_throttled, r->probe_ns, r->raw_incl_ns,
+                r->raw_excl_ns);
+        if (in->calibrated) /* compensated times are unknown without a calibration */
+            fprintf(out, "%.17g,%.17g", r->comp_incl_ns, r->comp_excl_ns);
+        else
+            putc(',', out);
+        fprintf(out, ",%.17g,%.17g,%s\n", probe_per_call(r), r->body_ns,
+                r->flagged ? "true" : "false");
+    }
+}
+
 /* ---- loading ---- */
 
 int intrusion_view_load(const char *dir, double flag_ratio, struct ppw_intrusion **out,

@@ -14,6 +14,9 @@
 /* The report of one run, the top regions first (top 0: all of them). */
 void intrusion_print_text(FILE *out, const struct ppw_intrusion *in, size_t top);
 
+/* The regions (the top ones; 0: all) as CSV, a header record first. */
+void intrusion_print_csv(FILE *out, const struct ppw_intrusion *in, size_t top);
+
 /* The same as one JSON object value, without a trailing newline. */
 void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top);
 
