@@ -272,9 +272,15 @@ html)
     # self-contained: nothing fetched from elsewhere
     ! grep -Eiq '<(script|link|img|iframe)[^>]*(src|href)=|url\(|@import' r.html ||
         fail "html refers to another file: $(grep -Eio '<(script|link|img)[^>]*(src|href)=[^>]*' r.html | head -2)"
-    for id in variables-table tree lines-table heatmap analysis intrusion run; do
+    for id in variables-table tree lines-table source heatmap analysis intrusion run; do
         grep -q "id=\"$id\"" r.html || fail "html: no #$id"
     done
+    # the source listing: barrier.c whole, its sweep line shaded, with its samples
+    # and the variable blamed for it
+    n=$(grep -c '' "$src/test/analyze/barrier.c")
+    grep -q "<td class=\"n\">$n</td>" r.html || fail "html: barrier.c is not listed whole"
+    grep -Eq '<tr style="background:rgba\([^)]*\)"><td class="n">17</td><td class="n">[0-9]+</td><td class="vars">[^<]*part' r.html ||
+        fail "html: line 17 without its samples or its variable: $(grep -o '<td class="n">17</td>.\{0,120\}' r.html | head -2)"
     chromium=$(command -v chromium || command -v chromium-browser || true)
     [ -n "$chromium" ] || skip "chromium not installed: the HTML was checked as text only"
     browser=("$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars

@@ -35,11 +35,13 @@ static const char usage[] =
     "  -h, --help         show this help\n";
 
 enum {
-    HEAT_VARS = 12,   /* variables in the heatmap */
-    HEAT_GROUPS = 64, /* threads or ranks in the heatmap */
-    HOT_LINES = 30,   /* source lines listed */
-    LINE_VARS = 6,    /* variables named per line */
-    TREE_DEPTH = 80,  /* calling contexts deeper than this are cut */
+    HEAT_VARS = 12,           /* variables in the heatmap */
+    HEAT_GROUPS = 64,         /* threads or ranks in the heatmap */
+    HOT_LINES = 30,           /* source lines listed */
+    LINE_VARS = 6,            /* variables named per line */
+    TREE_DEPTH = 80,          /* calling contexts deeper than this are cut */
+    SOURCE_FILES = 8,         /* files listed whole */
+    SOURCE_LINES_MAX = 20000, /* lines of one file listed */
 };
 #define TREE_MIN_PCT 0.2 /* contexts with fewer samples are left out of the tree */
 
@@ -95,6 +97,7 @@ static void head(struct html *h)
           "details{margin-left:1.2em}summary{cursor:pointer;white-space:nowrap}\n"
           "summary .p{display:inline-block;width:4.5em;text-align:right;margin-right:.6em}\n"
           ".heat td.h{text-align:center;min-width:3.2em}td.vars{min-width:16em}\n"
+          "table.src td{padding:0 6px}table.src tr:nth-child(even){background:none}\n"
           ".finding{border-left:4px solid #c0392b;padding:.3em .8em;margin:.6em 0;"
           "background:#fff}\n"
           ".muted{color:#777}dl{display:grid;grid-template-columns:max-content auto;"
@@ -337,6 +340,188 @@ static size_t line_hash(const char *function, uint32_t line)
     return x ^ (x >> 31);
 }
 
+/* Whether a path of the static graph names the same file as a frame's
+ * (equal, or one a trailing part of the other after a '/'). */
+static bool same_file(const char *a, const char *b)
+{
+    if (!a || !b)
+        return false;
+    size_t la = strlen(a), lb = strlen(b);
+    if (la < lb) {
+        const char *t = a;
+        a = b;
+        b = t;
+        size_t tl = la;
+        la = lb;
+        lb = tl;
+    }
+    return strcmp(a + la - lb, b) == 0 && (la == lb || a[la - lb - 1] == '/');
+}
+
+struct file_sum {
+    const char *file;
+    uint64_t samples;
+};
+
+static int by_file_samples(const void *a, const void *b)
+{
+    const struct file_sum *x = a, *y = b;
+    return (x->samples < y->samples) - (x->samples > y->samples);
+}
+
+/* Line of a source listing: samples there and the variables blamed. */
+struct src_line {
+    uint64_t samples;
+    const char *vars[LINE_VARS];
+    unsigned nvars;
+};
+
+/* The lines of a file (at most SOURCE_LINES_MAX; *cut when there were
+ * more), malloc'ed; a line longer than the buffer keeps its start. */
+static char **read_source(const char *file, size_t *count, bool *cut)
+{
+    *count = 0;
+    *cut = false;
+    FILE *src = fopen(file, "r");
+    if (!src)
+        return NULL;
+    size_t cap = 0;
+    char **text = NULL, buf[1024];
+    while (fgets(buf, sizeof buf, src)) {
+        size_t len = strlen(buf);
+        bool whole = len && buf[len - 1] == '\n';
+        if (whole)
+            buf[len - 1] = 0;
+        if (*count == SOURCE_LINES_MAX) {
+            *cut = true;
+            break;
+        }
+        if (*count == cap) {
+            size_t grown = cap ? 2 * cap : 256;
+            char **t = realloc(text, grown * sizeof *t);
+            if (!t)
+                break;
+            text = t;
+            cap = grown;
+        }
+        if (!(text[*count] = strdup(buf)))
+            break;
+        (*count)++;
+        while (!whole && fgets(buf, sizeof buf, src)) /* the rest of a long line: left out */
+            whole = strchr(buf, '\n') != NULL;
+    }
+    fclose(src);
+    return text;
+}
+
+/* The variables whose inclusive blame holds each line of file. */
+static void blame_lines(const struct ppw_static_graph *g, const char *file, struct src_line *info,
+                        size_t count)
+{
+    for (size_t f = 0; f < g->func_count; f++)
+        for (size_t v = 0; v < g->funcs[f].var_count; v++) {
+            const struct ppw_static_var *var = &g->funcs[f].vars[v];
+            for (size_t k = 0; k < var->inclusive_count; k++) {
+                const struct ppw_static_loc *l = &var->inclusive[k];
+                if (l->line < 1 || l->line > count || !same_file(l->file, file))
+                    continue;
+                struct src_line *d = &info[l->line - 1];
+                unsigned j = 0;
+                while (j < d->nvars && strcmp(d->vars[j], var->name) != 0)
+                    j++;
+                if (j == d->nvars && d->nvars < LINE_VARS)
+                    d->vars[d->nvars++] = var->name;
+            }
+        }
+}
+
+/* One file's listing: every line with its samples (shaded) and the
+ * variables whose inclusive blame holds it, from the static graph. */
+static void source_file(struct html *h, const struct file_sum *fs, const struct hot_line *lines,
+                        size_t n, bool open)
+{
+    size_t count;
+    bool cut;
+    char **text = read_source(fs->file, &count, &cut);
+    struct src_line *info = text ? calloc(count + 1, sizeof *info) : NULL;
+    if (info) {
+        for (size_t i = 0; i < n; i++)
+            if (lines[i].file && strcmp(lines[i].file, fs->file) == 0 && lines[i].line >= 1 &&
+                lines[i].line <= count)
+                info[lines[i].line - 1].samples += lines[i].samples;
+        blame_lines(h->in->graph, fs->file, info, count);
+        FILE *out = h->out;
+        fprintf(out, "<details class=\"file\"%s><summary><code>", open ? " open" : "");
+        esc(h, fs->file);
+        fprintf(out,
+                "</code> <span class=\"muted\">%.1f%% of the samples</span></summary>\n"
+                "<table class=\"src\">\n",
+                pct(fs->samples, h->total));
+        uint64_t max = 1;
+        for (size_t i = 0; i < count; i++)
+            max = info[i].samples > max ? info[i].samples : max;
+        for (size_t i = 0; i < count; i++) {
+            const struct src_line *d = &info[i];
+            if (d->samples)
+                fprintf(out, "<tr style=\"background:rgba(232,116,59,%.2f)\">",
+                        0.12 + 0.6 * (double)d->samples / (double)max);
+            else
+                fputs("<tr>", out);
+            fprintf(out, "<td class=\"n\">%zu</td><td class=\"n\">", i + 1);
+            if (d->samples)
+                fprintf(out, "%" PRIu64, d->samples);
+            fputs("</td><td class=\"vars\">", out);
+            for (unsigned j = 0; j < d->nvars; j++) {
+                fputs(j ? ", " : "", out);
+                esc(h, d->vars[j]);
+            }
+            fputs("</td><td><pre>", out);
+            esc(h, text[i]);
+            fputs("</pre></td></tr>\n", out);
+        }
+        if (cut)
+            fprintf(out,
+                    "<tr><td></td><td></td><td></td><td class=\"muted\">(only the first %d "
+                    "lines are shown)</td></tr>\n",
+                    SOURCE_LINES_MAX);
+        fputs("</table></details>\n", out);
+    }
+    free(info);
+    for (size_t i = 0; i < count; i++)
+        free(text[i]);
+    free(text);
+}
+
+/* The files with samples, most first: each listed whole (SOURCE_FILES at
+ * most; a file that cannot be read is left out). */
+static int source_files(struct html *h, const struct hot_line *lines, size_t n)
+{
+    struct file_sum *files = calloc(n + 1, sizeof *files);
+    if (!files)
+        return PPW_ENOMEM;
+    size_t nfiles = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!lines[i].file)
+            continue;
+        size_t k = 0;
+        while (k < nfiles && strcmp(files[k].file, lines[i].file) != 0)
+            k++;
+        if (k == nfiles)
+            files[nfiles++] = (struct file_sum){lines[i].file, 0};
+        files[k].samples += lines[i].samples;
+    }
+    if (nfiles)
+        qsort(files, nfiles, sizeof *files, by_file_samples);
+    fputs("<h3>Source</h3>\n<p class=\"muted\">Each file with samples, every line: its samples "
+          "(shaded) and the variables its cost is blamed to.</p>\n<div id=\"source\">\n",
+          h->out);
+    for (size_t k = 0; k < nfiles && k < SOURCE_FILES; k++)
+        source_file(h, &files[k], lines, n, k == 0);
+    fputs("</div>\n", h->out);
+    free(files);
+    return 0;
+}
+
 static int hot_lines(struct html *h)
 {
     /* lines by (function, line), through an open-addressing index; which
@@ -409,8 +594,9 @@ static int hot_lines(struct html *h)
         fputs("</pre></td></tr>\n", out);
     }
     fputs("</table>\n", out);
+    int rc = source_files(h, lines, n);
     free(lines);
-    return 0;
+    return rc;
 }
 
 /* ---- heatmap ---- */
