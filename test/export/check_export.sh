@@ -283,7 +283,7 @@ html)
         fail "html: line 17 without its samples or its variable: $(grep -o '<td class="n">17</td>.\{0,120\}' r.html | head -2)"
     chromium=$(command -v chromium || command -v chromium-browser || true)
     [ -n "$chromium" ] || skip "chromium not installed: the HTML was checked as text only"
-    browser=("$chromium" --headless --no-sandbox --disable-gpu --hide-scrollbars
+    browser=("$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars
              --user-data-dir="$tmp/chromium")
     # a real browser loads it, the top variable is shown, the tree expands
     timeout 120 "${browser[@]}" --dump-dom "file://$tmp/r.html#selftest" >dom.html 2>chromium.err ||
