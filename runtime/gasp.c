@@ -91,7 +91,7 @@ PPW_TLS int ppw_gasp_mpi_depth;
 /* Probe windows: events left until the next one this thread times from
  * entry to exit (measure.h), and the state of its random spacing. */
 static PPW_TLS int32_t window_countdown;
-static PPW_TLS uint32_t window_rng;
+static PPW_TLS uint64_t window_rng;
 
 static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int line, int col,
                    va_list *ap)

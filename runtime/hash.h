@@ -1,5 +1,6 @@
 /* Hashing of stacks, shared by the sampler's stack table and the spawn
- * contexts.  Signal-safe: pure arithmetic. */
+ * contexts, and the generator behind the sampler's jitter and the probe
+ * windows' spacing.  Signal-safe: pure arithmetic. */
 #ifndef PPW_RUNTIME_HASH_H
 #define PPW_RUNTIME_HASH_H
 
@@ -14,6 +15,17 @@ static inline uint64_t ppw_mix64(uint64_t x)
     x *= 0xc4ceb9fe1a85ec53ull;
     x ^= x >> 33;
     return x;
+}
+
+/* The next value of a xorshift64 generator (Marsaglia's 13, 7, 17);
+ * *state must not be 0. */
+static inline uint64_t ppw_xorshift64(uint64_t *state)
+{
+    uint64_t x = *state;
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *state = x;
 }
 
 /* seed folded with every frame in order. */

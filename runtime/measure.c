@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "hash.h"
 #include "lifecycle.h"
 #include "ppw/run_format.h"
 #include "regions.h"
@@ -408,23 +409,14 @@ static uint32_t child_slot(struct ppw_measure_thread *m, uint32_t region)
         (p->slot < m->kids_cap ||
          !grow_array((void **)&m->kids, &m->kids_cap, sizeof *m->kids, p->slot, UINT32_MAX)))
         k = &m->kids[p->slot];
-    uint32_t slot;
-    if (k && k->region[0] == region) {
-        slot = k->slot[0];
-    } else if (k && k->region[1] == region) {
-        slot = k->slot[1];
+    uint32_t slot = k && k->region[0] == region   ? k->slot[0]
+                    : k && k->region[1] == region ? k->slot[1]
+                                                  : find_slot(m, region, m->top);
+    if (k && k->region[0] != region && slot != SLOT_NONE) { /* to the front */
         k->region[1] = k->region[0];
         k->slot[1] = k->slot[0];
         k->region[0] = region;
         k->slot[0] = slot;
-    } else {
-        slot = find_slot(m, region, m->top);
-        if (k && slot != SLOT_NONE) {
-            k->region[1] = k->region[0];
-            k->slot[1] = k->slot[0];
-            k->region[0] = region;
-            k->slot[0] = slot;
-        }
     }
     p->last_child = region;
     p->last_slot = slot;
@@ -549,8 +541,8 @@ enum end_result { END_THROTTLED, END_UNMATCHED, END_DEEP, END_CLOSED };
 
 /* Traced unless END_THROTTLED or END_UNMATCHED.  Reads the clock into *now
  * once it knows the call was timed: a throttled END never reads it. */
-static enum end_result on_end(struct ppw_measure_thread *m, struct region_state *r,
-                              uint32_t region, uint64_t *now)
+static enum end_result on_end(struct ppw_measure_thread *m, struct region_state *r, uint32_t region,
+                              uint64_t *now)
 {
     /* Open STARTs not on the stack are the innermost calls of their region:
      * throttled ones began after every pushed one, and STARTs go untimed
@@ -747,8 +739,9 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
     case GASP_END: {
         enum end_result e = on_end(m, r, region, &now);
         traced = e == END_DEEP || e == END_CLOSED;
-        kind = e == END_CLOSED ? PPW_PROBE_END
-                               : e == END_THROTTLED ? PPW_PROBE_THROTTLED : PPW_PROBE_OTHER;
+        kind = e == END_CLOSED      ? PPW_PROBE_END
+               : e == END_THROTTLED ? PPW_PROBE_THROTTLED
+                                    : PPW_PROBE_OTHER;
         break;
     }
     case GASP_ATOMIC: traced = on_atomic(m, r, region); break;
@@ -823,16 +816,13 @@ void ppw_measure_probe_window(struct ppw_thread *t, enum ppw_probe_kind kind, ui
  * gets a window. */
 static int window_every_event;
 
-int32_t ppw_probe_window_next(uint32_t *rng)
+int32_t ppw_probe_window_next(uint64_t *rng)
 {
     if (window_every_event)
         return 1;
-    uint32_t x = *rng ? *rng : (uint32_t)(uintptr_t)rng | 1u;
-    x ^= x << 13; /* xorshift32 */
-    x ^= x >> 17;
-    x ^= x << 5;
-    *rng = x;
-    return PPW_PROBE_WINDOW_PERIOD / 2 + (int32_t)(x % PPW_PROBE_WINDOW_PERIOD);
+    if (!*rng) /* each thread's own seed: its state's address */
+        *rng = (uint64_t)(uintptr_t)rng | 1u;
+    return PPW_PROBE_WINDOW_PERIOD / 2 + (int32_t)(ppw_xorshift64(rng) % PPW_PROBE_WINDOW_PERIOD);
 }
 
 unsigned int ppw_measure_create_event(const char *name, const char *desc)
@@ -963,8 +953,8 @@ static const char calib_sig[] = "ppw probe calibration";
  * the exported entry point (as through the PLT) with the pass's eight
  * arguments, so that the calibration pays what a probe in the program
  * pays outside libppw too. */
-typedef void (*entry_point_fn)(gasp_context_t, unsigned int, gasp_evttype_t, const char *, int,
-                               int, ...);
+typedef void (*entry_point_fn)(gasp_context_t, unsigned int, gasp_evttype_t, const char *, int, int,
+                               ...);
 static entry_point_fn volatile calib_entry = gasp_event_notify;
 static unsigned char calib_gate = 1;
 
@@ -984,7 +974,6 @@ static double median(double *v, int n)
         }
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
-
 
 /* One batch of START/END pairs through the entry point. */
 static void probe_batch(void)

@@ -50,7 +50,7 @@ void ppw_measure_probe_window(struct ppw_thread *t, enum ppw_probe_kind kind, ui
                               uint64_t entry, uint64_t now, uint64_t exit);
 /* Events until the next timed window: uniform in [PERIOD/2, 3*PERIOD/2),
  * so that no loop's period aliases with it.  *rng is per-thread state. */
-int32_t ppw_probe_window_next(uint32_t *rng);
+int32_t ppw_probe_window_next(uint64_t *rng);
 
 /* mpi.c (absent without mpi.h, hence weak): the bytes of count elements of
  * an MPI datatype handle as the event operands carry it; 0 outside

@@ -68,9 +68,7 @@ PPW_SIGSAFE static uint64_t next_period(struct ppw_thread *t)
 {
     if (ppw_config.jitter_pct == 0)
         return base_period;
-    t->rng ^= t->rng << 13;
-    t->rng ^= t->rng >> 7;
-    t->rng ^= t->rng << 17;
+    ppw_xorshift64(&t->rng);
     uint64_t span = base_period * ppw_config.jitter_pct / 100;
     if (span == 0)
         return base_period;

@@ -703,24 +703,19 @@ static int find_hotspots(struct engine *e, struct ppw_err *err)
         return 0;
     /* Each distinct function name looked up in the graph once. */
     struct export_frames frames;
-    if (export_frames_build(&frames, stacks, nstacks, NULL) != 0)
+    if (export_frames_build(&frames, stacks, nstacks, NULL, graph) != 0)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    const struct ppw_static_func **func_of = calloc(frames.count + 1, sizeof *func_of);
     uint64_t *self = calloc(graph->func_count, sizeof *self);
-    if (!func_of || !self) {
-        free(func_of);
-        free(self);
+    if (!self) {
         export_frames_free(&frames);
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < frames.count; i++)
-        func_of[i] = ppw_static_graph_find_func(graph, frames.names[i]);
     for (size_t s = 0; s < nstacks; s++)
         /* Self: the innermost frame of the program's own code. */
         for (size_t f = 0; f < stacks[s].nframes; f++) {
             const struct ppw_blame_frame *fr = &stacks[s].frames[f];
             const struct ppw_static_func *fn =
-                fr->function ? func_of[export_frame_index(&frames, fr->function, fr->file)] : NULL;
+                fr->function ? frames.funcs[export_frame_index(&frames, fr->function)] : NULL;
             if (fn) {
                 self[fn - graph->funcs] += stacks[s].samples;
                 break;
@@ -741,7 +736,6 @@ static int find_hotspots(struct engine *e, struct ppw_err *err)
         *h = (struct analyze_hotspot){.pct = pct, .samples = self[fi]};
         setf(h->function, sizeof h->function, "%s", graph->funcs[fi].name);
     }
-    free(func_of);
     free(self);
     export_frames_free(&frames);
     return rc;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "calltree.h"
 #include "view.h"
 
 static const char usage[] =
@@ -28,84 +29,21 @@ static const char usage[] =
     "  --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
-/* A calling context: a function called from its parent's context at line. */
-struct node {
-    const char *function, *file; /* file and line: the call site in the parent */
-    uint32_t line;
-    size_t parent, first_child, next_sibling; /* indices; 0: none (node 0 is the root) */
-    uint64_t samples, self;
-    double weight, self_weight;
-};
-
 struct code {
     struct view_opts *o;
     const struct view_input *in;
     bool flat;
     double min_pct;
-    struct node *nodes;
-    size_t count, cap;
+    struct calltree tree;
     uint64_t total;
 };
-
-static size_t child(struct code *c, size_t parent, const struct ppw_blame_frame *frame,
-                    const struct ppw_blame_frame *caller)
-{
-    const char *file = caller ? caller->file : NULL;
-    uint32_t line = caller ? caller->line : 0;
-    size_t *link = &c->nodes[parent].first_child;
-    for (size_t k = *link; k; k = c->nodes[k].next_sibling) {
-        const struct node *n = &c->nodes[k];
-        if (n->function == frame->function && n->file == file && n->line == line)
-            return k;
-        link = &c->nodes[k].next_sibling;
-    }
-    if (c->count == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 1024;
-        struct node *nodes = realloc(c->nodes, cap * sizeof *nodes);
-        if (!nodes)
-            return 0;
-        c->nodes = nodes;
-        c->cap = cap;
-        link = NULL; /* the nodes moved: find the end of the list again */
-    }
-    size_t k = c->count++;
-    c->nodes[k] = (struct node){frame->function, file, line, parent, 0, 0, 0, 0, 0, 0};
-    if (!link)
-        for (link = &c->nodes[parent].first_child; *link; link = &c->nodes[*link].next_sibling)
-            ;
-    *link = k;
-    return k;
-}
-
-static int build_tree(struct code *c)
-{
-    size_t nstacks;
-    const struct ppw_blame_stack *stacks = view_stacks(c->in, &nstacks);
-    c->count = 1;
-    if (!(c->nodes = calloc(1, sizeof *c->nodes)))
-        return PPW_ENOMEM;
-    c->cap = 1;
-    for (size_t s = 0; s < nstacks; s++) {
-        const struct ppw_blame_stack *st = &stacks[s];
-        size_t node = 0, top = st->nframes ? view_top_frame(st) : 0;
-        for (size_t i = st->nframes ? top + 1 : 0; i-- > 0;) {
-            node = child(c, node, &st->frames[i], i == top ? NULL : &st->frames[i + 1]);
-            if (!node)
-                return PPW_ENOMEM;
-            c->nodes[node].samples += st->samples;
-            c->nodes[node].weight += st->weight;
-        }
-        c->nodes[node].self += st->samples;
-        c->nodes[node].self_weight += st->weight;
-    }
-    return 0;
-}
 
 /* ---- the tree ---- */
 
 static int compare_nodes(const void *x, const void *y)
 {
-    const struct node *a = *(const struct node *const *)x, *b = *(const struct node *const *)y;
+    const struct calltree_node *a = *(const struct calltree_node *const *)x,
+                               *b = *(const struct calltree_node *const *)y;
     if (a->samples != b->samples)
         return a->samples > b->samples ? -1 : 1;
     int k = strcmp(a->function ? a->function : "?", b->function ? b->function : "?");
@@ -113,24 +51,24 @@ static int compare_nodes(const void *x, const void *y)
 }
 
 /* The children of node shown, sorted; NULL when out of memory. */
-static const struct node **shown_children(const struct code *c, size_t node, size_t *count)
+static const struct calltree_node **shown_children(const struct code *c, size_t node, size_t *count)
 {
     size_t n = 0;
-    for (size_t k = c->nodes[node].first_child; k; k = c->nodes[k].next_sibling)
+    for (size_t k = c->tree.nodes[node].first_child; k; k = c->tree.nodes[k].next_sibling)
         n++;
-    const struct node **kids = calloc(n ? n : 1, sizeof *kids);
+    const struct calltree_node **kids = calloc(n ? n : 1, sizeof *kids);
     if (!kids)
         return NULL;
     n = 0;
-    for (size_t k = c->nodes[node].first_child; k; k = c->nodes[k].next_sibling)
-        if (view_pct(c->nodes[k].samples, c->total) >= c->min_pct || c->min_pct <= 0)
-            kids[n++] = &c->nodes[k];
+    for (size_t k = c->tree.nodes[node].first_child; k; k = c->tree.nodes[k].next_sibling)
+        if (view_pct(c->tree.nodes[k].samples, c->total) >= c->min_pct || c->min_pct <= 0)
+            kids[n++] = &c->tree.nodes[k];
     qsort(kids, n, sizeof *kids, compare_nodes);
     *count = c->o->top_n && c->o->top_n < n ? c->o->top_n : n;
     return kids;
 }
 
-static void text_node(FILE *out, const struct code *c, const struct node *n, size_t depth)
+static void text_node(FILE *out, const struct code *c, const struct calltree_node *n, size_t depth)
 {
     char label[512];
     size_t indent = 2 * (depth < 20 ? depth : 20);
@@ -149,7 +87,7 @@ static void text_node(FILE *out, const struct code *c, const struct node *n, siz
     putc('\n', out);
 }
 
-static void json_node_head(FILE *out, const struct code *c, const struct node *n)
+static void json_node_head(FILE *out, const struct code *c, const struct calltree_node *n)
 {
     fputs("{\"function\":", out);
     json_string_or_null(out, n->function);
@@ -159,8 +97,8 @@ static void json_node_head(FILE *out, const struct code *c, const struct node *n
         fprintf(out, ",\"call_line\":%" PRIu32, n->line);
     else
         fputs(",\"call_line\":null", out);
-    fprintf(out, ",\"samples\":%" PRIu64 ",\"self_samples\":%" PRIu64 ",\"inclusive\":",
-            n->samples, n->self);
+    fprintf(out, ",\"samples\":%" PRIu64 ",\"self_samples\":%" PRIu64 ",\"inclusive\":", n->samples,
+            n->self);
     json_double(out, view_pct(n->samples, c->total));
     fputs(",\"self\":", out);
     json_double(out, view_pct(n->self, c->total));
@@ -171,12 +109,12 @@ static int print_tree(FILE *out, const struct code *c, size_t node, size_t depth
                       size_t *path_len)
 {
     size_t count;
-    const struct node **kids = shown_children(c, node, &count);
+    const struct calltree_node **kids = shown_children(c, node, &count);
     if (!kids)
         return PPW_ENOMEM;
     int rc = 0;
     for (size_t i = 0; i < count && !rc; i++) {
-        const struct node *n = kids[i];
+        const struct calltree_node *n = kids[i];
         size_t len = *path_len, add = strlen(n->function ? n->function : "?") + 1;
         char *grown = realloc(*path, len + add + 1);
         if (!grown) {
@@ -198,7 +136,7 @@ static int print_tree(FILE *out, const struct code *c, size_t node, size_t depth
             json_node_head(out, c, n);
             fputs(",\"children\":[", out);
         }
-        rc = print_tree(out, c, (size_t)(n - c->nodes), depth + 1, path, path_len);
+        rc = print_tree(out, c, (size_t)(n - c->tree.nodes), depth + 1, path, path_len);
         if (c->o->fmt == VIEW_JSON)
             fputs("]}", out);
         *path_len = len;
@@ -233,7 +171,7 @@ static int flat_rows(const struct code *c, struct flat_row **out, size_t *count)
 {
     size_t nstacks, n = 0;
     const struct ppw_blame_stack *stacks = view_stacks(c->in, &nstacks);
-    struct flat_row *rows = calloc(c->count, sizeof *rows);
+    struct flat_row *rows = calloc(c->tree.count, sizeof *rows);
     if (!rows)
         return PPW_ENOMEM;
     for (size_t s = 0; s < nstacks; s++) {
@@ -281,8 +219,8 @@ static void print_flat(FILE *out, const struct code *c, const struct flat_row *r
         } else if (c->o->fmt == VIEW_TSV) {
             view_tsv(out, name);
             fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%.3f\t%.3f\t%.9g\t%.9g\n", r->samples,
-                    r->self, view_pct(r->samples, c->total), view_pct(r->self, c->total),
-                    r->weight, r->self_weight);
+                    r->self, view_pct(r->samples, c->total), view_pct(r->self, c->total), r->weight,
+                    r->self_weight);
         } else {
             fputs(i ? ",\n{\"function\":" : "\n{\"function\":", out);
             json_string_or_null(out, r->function);
@@ -324,7 +262,9 @@ static int run_code(struct code *c)
     struct flat_row *rows = NULL;
     size_t nrows = 0;
     c->total = view_total_samples(c->in);
-    int rc = build_tree(c);
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(c->in, &nstacks);
+    int rc = calltree_build(&c->tree, stacks, nstacks);
     if (!rc && c->flat)
         rc = flat_rows(c, &rows, &nrows);
     if (rc)
@@ -382,7 +322,7 @@ int cmd_code(int argc, char **argv)
         if ((rc = run_code(&c)) != 0)
             ppw_err_set(&err, rc, "out of memory");
     }
-    free(c.nodes);
+    calltree_free(&c.tree);
     view_input_free(&in);
     return rc ? cli_fail(&err) : cli_finish_output();
 }

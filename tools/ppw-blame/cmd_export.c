@@ -76,17 +76,10 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
     size_t n;
     const struct ppw_blame_stack *stacks = view_stacks(in, &n);
     /* A location names a function with a blame graph: the reader refuses
-     * it on any other frame.  Looked up once per distinct function. */
+     * it on any other frame. */
     struct export_frames frames;
-    bool *graphed = NULL;
-    if (export_frames_build(&frames, stacks, n, NULL) != 0)
+    if (export_frames_build(&frames, stacks, n, NULL, in->graph) != 0)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    if (!(graphed = calloc(frames.count + 1, sizeof *graphed))) {
-        export_frames_free(&frames);
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < frames.count && !o->no_locations; i++)
-        graphed[i] = export_has_graph(in, frames.names[i]);
     fprintf(out, "# ppw-blame export --to folded: %s, %" PRIu64 " samples\n", in->source,
             view_total_samples(in));
     for (size_t s = 0; s < n; s++) {
@@ -96,7 +89,8 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
         size_t top = view_top_frame(st);
         for (size_t k = top + 1; k-- > 0;) {
             const struct ppw_blame_frame *f = &st->frames[k];
-            folded_frame(out, f, graphed[export_frame_index(&frames, f->function, f->file)]);
+            folded_frame(
+                out, f, !o->no_locations && frames.funcs[export_frame_index(&frames, f->function)]);
             if (k)
                 putc(';', out);
         }
@@ -105,7 +99,6 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
             fprintf(out, ";[variable]_%s", var);
         fprintf(out, " %" PRIu64 "\n", st->samples);
     }
-    free(graphed);
     export_frames_free(&frames);
     return 0;
 }
@@ -118,7 +111,7 @@ static int write_speedscope(FILE *out, const struct view_input *in, struct expor
     size_t n;
     const struct ppw_blame_stack *stacks = view_stacks(in, &n);
     struct export_frames frames;
-    if (export_frames_build(&frames, stacks, n, blame) != 0)
+    if (export_frames_build(&frames, stacks, n, blame, NULL) != 0)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     bool seconds = in->unit && strcmp(in->unit, "s") == 0;
     fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",", out);
@@ -170,7 +163,7 @@ static int write_speedscope(FILE *out, const struct view_input *in, struct expor
             size_t top = view_top_frame(st);
             for (size_t k = top + 1; k-- > 0;)
                 fprintf(out, "%s%zu", k == top ? "" : ",",
-                        export_frame_index(&frames, st->frames[k].function, st->frames[k].file));
+                        export_frame_index(&frames, st->frames[k].function));
             const char *var = blame ? export_stack_variable(blame, s) : NULL;
             if (var)
                 fprintf(out, ",%zu", export_variable_index(&frames, var));

@@ -14,11 +14,13 @@
 
 #include "analyze.h"
 #include "baseline.h"
+#include "calltree.h"
 #include "cli.h"
 #include "export.h"
 #include "intrusion_view.h"
 #include "job.h"
 #include "read_graph.h"
+#include "strmap.h"
 #include "view.h"
 
 static const char usage[] =
@@ -176,78 +178,16 @@ static void variables(struct html *h)
 
 /* ---- the calling-context tree ---- */
 
-struct node {
-    const char *function;
-    uint32_t line; /* the call site in the caller */
-    size_t first_child, next_sibling;
-    uint64_t samples, self;
-};
-
-struct tree {
-    struct node *nodes;
-    size_t count, cap;
-};
-
-static size_t tree_child(struct tree *t, size_t parent, const char *function, uint32_t line)
+static void tree_print(struct html *h, const struct calltree *t, size_t k, unsigned depth)
 {
-    size_t *link = &t->nodes[parent].first_child;
-    for (size_t k = *link; k; k = t->nodes[k].next_sibling) {
-        const struct node *n = &t->nodes[k];
-        if (n->line == line && strcmp(n->function, function) == 0)
-            return k;
-        link = &t->nodes[k].next_sibling;
-    }
-    if (t->count == t->cap) {
-        size_t cap = 2 * t->cap;
-        struct node *nodes = realloc(t->nodes, cap * sizeof *nodes);
-        if (!nodes)
-            return 0;
-        t->nodes = nodes;
-        t->cap = cap;
-        for (link = &t->nodes[parent].first_child; *link; link = &t->nodes[*link].next_sibling)
-            ;
-    }
-    size_t k = t->count++;
-    t->nodes[k] = (struct node){function, line, 0, 0, 0, 0};
-    *link = k;
-    return k;
-}
-
-static int tree_build(struct html *h, struct tree *t)
-{
-    t->cap = 1024;
-    if (!(t->nodes = malloc(t->cap * sizeof *t->nodes)))
-        return PPW_ENOMEM;
-    t->nodes[0] = (struct node){"", 0, 0, 0, 0, 0};
-    t->count = 1;
-    for (size_t s = 0; s < h->nstacks; s++) {
-        const struct ppw_blame_stack *st = &h->stacks[s];
-        if (!st->nframes)
-            continue;
-        size_t at = 0, top = view_top_frame(st);
-        for (size_t k = top + 1; k-- > 0;) {
-            /* the call site is where the caller's frame was (its line) */
-            uint32_t line = k < top ? st->frames[k + 1].line : 0;
-            const char *fn = st->frames[k].function ? st->frames[k].function : "??";
-            if (!(at = tree_child(t, at, fn, line)))
-                return PPW_ENOMEM;
-            t->nodes[at].samples += st->samples;
-        }
-        t->nodes[at].self += st->samples;
-    }
-    return 0;
-}
-
-static void tree_print(struct html *h, const struct tree *t, size_t k, unsigned depth)
-{
-    const struct node *n = &t->nodes[k];
+    const struct calltree_node *n = &t->nodes[k];
     FILE *out = h->out;
     bool leaf = true;
     for (size_t c = n->first_child; c; c = t->nodes[c].next_sibling)
         leaf &= pct(t->nodes[c].samples, h->total) < TREE_MIN_PCT;
     fprintf(out, "<details%s><summary><span class=\"p\">%.1f%%</span>", depth < 2 ? " open" : "",
             pct(n->samples, h->total));
-    esc(h, n->function);
+    esc(h, n->function ? n->function : "??");
     if (n->line)
         fprintf(out, " <span class=\"muted\">from line %" PRIu32 "</span>", n->line);
     if (n->self)
@@ -261,10 +201,10 @@ static void tree_print(struct html *h, const struct tree *t, size_t k, unsigned 
     fputs("</details>\n", out);
 }
 
-static int calltree(struct html *h)
+static int code_tree(struct html *h)
 {
-    struct tree t = {0};
-    int rc = tree_build(h, &t);
+    struct calltree t = {0};
+    int rc = calltree_build(&t, h->stacks, h->nstacks);
     if (!rc) {
         fprintf(h->out,
                 "<h2 id=\"code\">Code</h2>\n<p class=\"muted\">The samples in calling context "
@@ -275,7 +215,7 @@ static int calltree(struct html *h)
             tree_print(h, &t, c, 0);
         fputs("</div>\n", h->out);
     }
-    free(t.nodes);
+    calltree_free(&t);
     return rc;
 }
 
@@ -330,14 +270,6 @@ static void line_variables(struct html *h, const struct ppw_static_func *fn, uin
                 break;
             }
     }
-}
-
-static size_t line_hash(const char *function, uint32_t line)
-{
-    size_t x = 1469598103934665603ull ^ line;
-    for (const char *c = function; *c; c++)
-        x = (x ^ (unsigned char)*c) * 1099511628211ull;
-    return x ^ (x >> 31);
 }
 
 /* Whether a path of the static graph names the same file as a frame's
@@ -524,50 +456,43 @@ static int source_files(struct html *h, const struct hot_line *lines, size_t n)
 
 static int hot_lines(struct html *h)
 {
-    /* lines by (function, line), through an open-addressing index; which
-     * functions have a graph is looked up once per distinct function */
+    /* lines by (function, line): the function's frame index and the line
+     * are the key */
     struct export_frames frames;
-    if (export_frames_build(&frames, h->stacks, h->nstacks, NULL) != 0)
+    if (export_frames_build(&frames, h->stacks, h->nstacks, NULL, h->in->graph) != 0)
         return PPW_ENOMEM;
-    size_t cap = 16;
-    while (cap < 2 * (h->nstacks + 1))
-        cap *= 2;
     struct hot_line *lines = calloc(h->nstacks + 1, sizeof *lines);
-    size_t *slots = calloc(cap, sizeof *slots);
-    bool *graphed = calloc(frames.count + 1, sizeof *graphed);
-    if (!lines || !slots || !graphed) {
-        free(lines);
-        free(slots);
-        free(graphed);
-        export_frames_free(&frames);
-        return PPW_ENOMEM;
-    }
-    for (size_t i = 0; i < frames.count; i++)
-        graphed[i] = export_has_graph(h->in, frames.names[i]);
+    struct ppw_strmap index = {0};
     size_t n = 0;
-    for (size_t s = 0; s < h->nstacks; s++) {
+    int rc = lines ? 0 : PPW_ENOMEM;
+    for (size_t s = 0; !rc && s < h->nstacks; s++) {
         const struct ppw_blame_stack *st = &h->stacks[s];
         /* the innermost frame of code with a blame graph */
         for (size_t k = 0; k < st->nframes; k++) {
             const struct ppw_blame_frame *f = &st->frames[k];
-            if (!f->line || !f->function ||
-                !graphed[export_frame_index(&frames, f->function, f->file)])
+            size_t fi = export_frame_index(&frames, f->function);
+            if (!f->line || !f->function || !frames.funcs[fi])
                 continue;
-            size_t at = line_hash(f->function, f->line) & (cap - 1);
-            while (slots[at] && !(lines[slots[at] - 1].line == f->line &&
-                                  strcmp(lines[slots[at] - 1].function, f->function) == 0))
-                at = (at + 1) & (cap - 1);
-            if (!slots[at]) {
-                lines[n] = (struct hot_line){f->function, f->file, f->line, 0};
-                slots[at] = ++n;
+            char key[48];
+            snprintf(key, sizeof key, "%zu:%" PRIu32, fi, f->line);
+            bool added;
+            struct ppw_strmap_entry *e = ppw_strmap_put(&index, key, n, &added);
+            if (!e) {
+                rc = PPW_ENOMEM;
+                break;
             }
-            lines[slots[at] - 1].samples += st->samples;
+            if (added)
+                lines[n++] = (struct hot_line){f->function, f->file, f->line, 0};
+            lines[e->value].samples += st->samples;
             break;
         }
     }
-    free(slots);
-    free(graphed);
+    ppw_strmap_free(&index);
     export_frames_free(&frames);
+    if (rc) {
+        free(lines);
+        return rc;
+    }
     if (n)
         qsort(lines, n, sizeof *lines, by_samples);
     FILE *out = h->out;
@@ -594,7 +519,7 @@ static int hot_lines(struct html *h)
         fputs("</pre></td></tr>\n", out);
     }
     fputs("</table>\n", out);
-    int rc = source_files(h, lines, n);
+    rc = source_files(h, lines, n);
     free(lines);
     return rc;
 }
@@ -805,7 +730,7 @@ static int write_html(struct html *h)
           "intrusion</a> &middot; <a href=\"#run\">run</a></p>\n",
           out);
     variables(h);
-    int rc = calltree(h);
+    int rc = code_tree(h);
     if (!rc)
         rc = hot_lines(h);
     if (!rc)

@@ -10,11 +10,6 @@
 #include "read_graph.h"
 #include "view.h"
 
-bool export_has_graph(const struct view_input *in, const char *function)
-{
-    return function && in->graph && ppw_static_graph_find_func(in->graph, function) != NULL;
-}
-
 /* ---- each stack's variable ---- */
 
 struct export_blame {
@@ -60,79 +55,61 @@ void export_blame_free(struct export_blame *blame)
 
 /* ---- distinct frames ---- */
 
-static size_t name_hash(const char *s)
+static int add(struct export_frames *f, const char *name, const char *file, bool variable,
+               const struct ppw_static_graph *graph, size_t *index)
 {
-    size_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static const char *frame_name(const char *function)
-{
-    return function ? function : "??";
-}
-
-/* The frame named name: its index, or count when absent (*slot: where to
- * put it). */
-static size_t find(const struct export_frames *f, const char *name, size_t *slot)
-{
-    size_t i = name_hash(name) & f->mask;
-    while (f->slots[i] && strcmp(f->names[f->slots[i] - 1], name) != 0)
-        i = (i + 1) & f->mask;
-    *slot = i;
-    return f->slots[i] ? f->slots[i] - 1 : f->count;
-}
-
-static int add(struct export_frames *f, const char *name, const char *file, size_t cap)
-{
-    size_t slot;
-    if (find(f, name, &slot) < f->count)
-        return 0;
-    if (f->count == cap)
+    bool added;
+    struct ppw_strmap_entry *e = ppw_strmap_put(&f->index, name, f->count, &added);
+    if (!e)
         return -1;
-    f->names[f->count] = name;
+    *index = e->value;
+    if (!added)
+        return 0;
+    if (f->count == f->cap) { /* the three arrays grow together */
+        size_t cap = f->cap ? 2 * f->cap : 256;
+        const char **names = realloc(f->names, cap * sizeof *names);
+        if (names)
+            f->names = names;
+        const char **files = realloc(f->files, cap * sizeof *files);
+        if (files)
+            f->files = files;
+        const struct ppw_static_func **funcs = realloc(f->funcs, cap * sizeof *funcs);
+        if (funcs)
+            f->funcs = funcs;
+        if (!names || !files || !funcs)
+            return -1;
+        f->cap = cap;
+    }
+    f->names[f->count] = e->key; /* the index's copy */
     f->files[f->count] = file;
-    f->slots[slot] = ++f->count;
+    f->funcs[f->count] = variable || !graph ? NULL : ppw_static_graph_find_func(graph, name);
+    f->count++;
     return 0;
 }
 
 int export_frames_build(struct export_frames *f, const struct ppw_blame_stack *stacks, size_t n,
-                        const struct export_blame *blame)
+                        const struct export_blame *blame, const struct ppw_static_graph *graph)
 {
     memset(f, 0, sizeof *f);
-    size_t cap = 1;
-    for (size_t s = 0; s < n; s++)
-        cap += stacks[s].nframes + (export_stack_variable(blame, s) != NULL);
-    size_t slots = 16;
-    while (slots < 2 * cap)
-        slots *= 2;
-    f->mask = slots - 1;
-    f->names = calloc(cap, sizeof *f->names);
-    f->files = calloc(cap, sizeof *f->files);
-    f->owned = calloc(cap, sizeof *f->owned);
-    f->slots = calloc(slots, sizeof *f->slots);
-    if (!f->names || !f->files || !f->owned || !f->slots)
-        goto fail;
+    size_t index;
     for (size_t s = 0; s < n; s++) {
-        for (size_t k = 0; k < stacks[s].nframes; k++)
-            if (add(f, frame_name(stacks[s].frames[k].function), stacks[s].frames[k].file, cap))
+        for (size_t k = 0; k < stacks[s].nframes; k++) {
+            const struct ppw_blame_frame *fr = &stacks[s].frames[k];
+            if (add(f, fr->function ? fr->function : "??", fr->file, false, graph, &index))
                 goto fail;
+        }
         const char *var = export_stack_variable(blame, s);
-        if (!var)
+        if (!var || ppw_strmap_find(&f->variables, var))
             continue;
         size_t len = strlen(var) + sizeof "[variable] ";
         char *name = malloc(len);
         if (!name)
             goto fail;
         snprintf(name, len, "[variable] %s", var);
-        size_t slot;
-        if (find(f, name, &slot) < f->count) {
-            free(name);
-            continue;
-        }
-        f->owned[f->nowned++] = name;
-        if (add(f, name, NULL, cap))
+        bool added;
+        int rc = add(f, name, NULL, true, graph, &index);
+        free(name);
+        if (rc || !ppw_strmap_put(&f->variables, var, index, &added))
             goto fail;
     }
     return 0;
@@ -141,31 +118,25 @@ fail:
     return -1;
 }
 
-size_t export_frame_index(const struct export_frames *f, const char *function, const char *file)
+size_t export_frame_index(const struct export_frames *f, const char *function)
 {
-    (void)file; /* frames are functions: the first file seen names one */
-    size_t slot;
-    return find(f, frame_name(function), &slot);
+    const struct ppw_strmap_entry *e = ppw_strmap_find(&f->index, function ? function : "??");
+    return e ? e->value : f->count;
 }
 
 size_t export_variable_index(const struct export_frames *f, const char *variable)
 {
-    for (size_t i = 0; i < f->nowned; i++) /* "[variable] " + variable */
-        if (strcmp(f->owned[i] + sizeof "[variable] " - 1, variable) == 0) {
-            size_t slot;
-            return find(f, f->owned[i], &slot);
-        }
-    return f->count;
+    const struct ppw_strmap_entry *e = ppw_strmap_find(&f->variables, variable);
+    return e ? e->value : f->count;
 }
 
 void export_frames_free(struct export_frames *f)
 {
-    for (size_t i = 0; f->owned && i < f->nowned; i++)
-        free(f->owned[i]);
-    free(f->owned);
     free(f->names);
     free(f->files);
-    free(f->slots);
+    free(f->funcs);
+    ppw_strmap_free(&f->index);
+    ppw_strmap_free(&f->variables);
     memset(f, 0, sizeof *f);
 }
 

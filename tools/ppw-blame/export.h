@@ -11,8 +11,11 @@
 
 #include "attribute.h"
 #include "error.h"
+#include "strmap.h"
 
 struct view_input;
+struct ppw_static_graph;
+struct ppw_static_func;
 
 /* The output FILE (stdout for NULL or "-"); NULL with err set when it
  * cannot be opened. */
@@ -27,9 +30,6 @@ int export_finish(FILE *out, const char *path, int rc, struct ppw_err *err);
  * control bytes XML forbids as '?'; NULL writes nothing. */
 void export_xml(FILE *out, const char *s);
 
-/* Whether function has a blame graph in the view's binary. */
-bool export_has_graph(const struct view_input *in, const char *function);
-
 /* Each stack's variable: the first one blamed exclusively in the
  * outermost frame that blames one (up to the blame point), the data the
  * sampled code computes as its caller sees it (docs/ppw-blame.md,
@@ -39,19 +39,22 @@ int export_blame_new(const struct view_input *in, struct export_blame **out, str
 const char *export_stack_variable(const struct export_blame *blame, size_t stack);
 void export_blame_free(struct export_blame *blame);
 
-/* Distinct frames by function (the first file seen names it), then one
- * frame "[variable] NAME" per blamed variable. */
+/* Distinct frames by function (the first file seen names one), each with
+ * its blame graph looked up once, then one frame "[variable] NAME" per
+ * blamed variable. */
 struct export_frames {
-    const char **names, **files; /* files[i] NULL when unknown */
-    char **owned;                /* the variable frames' names */
-    size_t count, nowned;
-    size_t *slots; /* open-addressing index by name: slot i holds frame index + 1 */
-    size_t mask;
+    const char **names, **files;          /* files[i] NULL when unknown */
+    const struct ppw_static_func **funcs; /* the function's graph; NULL: none, or a variable */
+    size_t count, cap;
+    struct ppw_strmap index;     /* frame name -> index (names[] are its copies) */
+    struct ppw_strmap variables; /* variable name -> index of its frame */
 };
+/* graph: where funcs[] come from (NULL: none).  -1 when out of memory. */
 int export_frames_build(struct export_frames *frames, const struct ppw_blame_stack *stacks,
-                        size_t n, const struct export_blame *blame);
-size_t export_frame_index(const struct export_frames *frames, const char *function,
-                          const char *file);
+                        size_t n, const struct export_blame *blame,
+                        const struct ppw_static_graph *graph);
+/* The frame of a function (NULL: "??"), or of a variable; count when absent. */
+size_t export_frame_index(const struct export_frames *frames, const char *function);
 size_t export_variable_index(const struct export_frames *frames, const char *variable);
 void export_frames_free(struct export_frames *frames);
 

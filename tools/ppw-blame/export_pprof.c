@@ -10,9 +10,11 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "arena.h"
 #include "export.h"
 #include "job.h"
 #include "profile.pb-c.h"
+#include "strmap.h"
 #include "view.h"
 
 typedef Perftools__Profiles__Profile Profile;
@@ -24,60 +26,52 @@ typedef Perftools__Profiles__Label Label;
 typedef Perftools__Profiles__ValueType ValueType;
 typedef Perftools__Profiles__Mapping Mapping;
 
-/* An open-addressing index of (text, number) keys to dense ids from 1. */
-struct index {
-    const char **texts;
-    int64_t *numbers;
-    size_t *slots; /* id, 0: empty */
-    size_t count, mask;
-};
-
-static int index_init(struct index *x, size_t cap)
-{
-    size_t slots = 16;
-    while (slots < 2 * cap)
-        slots *= 2;
-    x->mask = slots - 1;
-    x->count = 0;
-    x->texts = calloc(cap, sizeof *x->texts);
-    x->numbers = calloc(cap, sizeof *x->numbers);
-    x->slots = calloc(slots, sizeof *x->slots);
-    return x->texts && x->numbers && x->slots ? 0 : -1;
-}
-
-static void index_free(struct index *x)
-{
-    free(x->texts);
-    free(x->numbers);
-    free(x->slots);
-}
-
-/* The id of (text, number), added when new (the caller sized the index). */
-static size_t index_id(struct index *x, const char *text, int64_t number)
-{
-    uint64_t h = 1469598103934665603ull ^ (uint64_t)number;
-    for (const char *c = text; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ull;
-    size_t i = (size_t)(h ^ (h >> 29)) & x->mask;
-    for (; x->slots[i]; i = (i + 1) & x->mask) {
-        size_t id = x->slots[i];
-        if (x->numbers[id - 1] == number && strcmp(x->texts[id - 1], text) == 0)
-            return id;
-    }
-    x->texts[x->count] = text;
-    x->numbers[x->count] = number;
-    x->slots[i] = ++x->count;
-    return x->count;
-}
-
+/* The string table (string 0 is "") and the locations, each through a
+ * ppw_strmap of its keys; functions are the export_frames of the stacks. */
 struct pprof {
-    struct index strings, functions, locations; /* functions: (name, 0); locations: (name, line) */
-    const char **function_files;
+    struct ppw_strmap strings; /* text -> index in table */
+    const char **table;        /* the map's copies, by index */
+    size_t ntable, table_cap;
+    bool oom;
+    struct ppw_strmap locations; /* "function frame:line" -> index */
+    size_t *loc_frame;           /* by location: its function's frame */
+    int64_t *loc_line;
+    size_t nlocations, loc_cap;
 };
 
 static int64_t str(struct pprof *p, const char *s)
 {
-    return (int64_t)index_id(&p->strings, s ? s : "", 0) - 1; /* "" is string 0 */
+    bool added;
+    struct ppw_strmap_entry *e = ppw_strmap_put(&p->strings, s ? s : "", p->ntable, &added);
+    if (e && added && ppw_array_reserve(&p->table, &p->table_cap, p->ntable + 1, sizeof *p->table))
+        p->table[p->ntable++] = e->key;
+    else if (!e || added)
+        p->oom = true;
+    return e ? (int64_t)e->value : 0;
+}
+
+/* The location id (from 1) of a function's frame at a line. */
+static uint64_t location(struct pprof *p, size_t frame, uint32_t line)
+{
+    char key[48];
+    snprintf(key, sizeof key, "%zu:%" PRIu32, frame, line);
+    bool added;
+    struct ppw_strmap_entry *e = ppw_strmap_put(&p->locations, key, p->nlocations, &added);
+    if (!e) {
+        p->oom = true;
+        return 0;
+    }
+    if (added) {
+        size_t cap = p->loc_cap;
+        if (!ppw_array_reserve(&p->loc_frame, &cap, p->nlocations + 1, sizeof *p->loc_frame) ||
+            !ppw_array_reserve(&p->loc_line, &p->loc_cap, p->nlocations + 1, sizeof *p->loc_line)) {
+            p->oom = true;
+            return 0;
+        }
+        p->loc_frame[p->nlocations] = frame;
+        p->loc_line[p->nlocations++] = line;
+    }
+    return e->value + 1;
 }
 
 /* gzip (RFC 1952) of data into out. */
@@ -127,15 +121,13 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
     int64_t *values = calloc(2 * nsamples + 1, sizeof *values);
     Label *labels = calloc(2 * nsamples + 1, sizeof *labels);
     Label **label_ptrs = calloc(2 * nsamples + 1, sizeof *label_ptrs);
-    char **thread_names = calloc(nsamples + 1, sizeof *thread_names);
+    struct export_frames frames = {0};
     Location *locations = NULL, **location_ptrs = NULL;
     Line *lines = NULL, **line_ptrs = NULL;
     Function *functions = NULL, **function_ptrs = NULL;
     uint8_t *packed = NULL;
     if (!samples || !sample_ptrs || !loc_ids || !values || !labels || !label_ptrs ||
-        !thread_names || index_init(&p.strings, 2 * nframes + 2 * nsamples + 16) ||
-        index_init(&p.functions, nframes + 1) || index_init(&p.locations, nframes + 1) ||
-        !(p.function_files = calloc(nframes + 1, sizeof *p.function_files)))
+        export_frames_build(&frames, stacks, n, NULL, NULL))
         goto done;
     str(&p, "");
     int64_t key_thread = str(&p, "thread"), key_variable = str(&p, "variable");
@@ -148,13 +140,9 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
         perftools__profiles__sample__init(sm);
         size_t top = view_top_frame(st);
         sm->location_id = &loc_ids[next_loc];
-        for (size_t f = 0; f <= top; f++) { /* leaf first */
-            const char *name = st->frames[f].function ? st->frames[f].function : "??";
-            size_t fn = index_id(&p.functions, name, 0);
-            if (!p.function_files[fn - 1])
-                p.function_files[fn - 1] = st->frames[f].file;
-            loc_ids[next_loc++] = index_id(&p.locations, name, st->frames[f].line);
-        }
+        for (size_t f = 0; f <= top; f++) /* leaf first */
+            loc_ids[next_loc++] = location(&p, export_frame_index(&frames, st->frames[f].function),
+                                           st->frames[f].line);
         sm->n_location_id = top + 1;
         sm->value = &values[2 * k];
         sm->n_value = 2;
@@ -167,12 +155,10 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
                      st->thread / PPW_JOB_RANK_SHIFT, st->thread % PPW_JOB_RANK_SHIFT);
         else
             snprintf(thread, sizeof thread, "thread %" PRIu32, st->thread);
-        if (!(thread_names[k] = strdup(thread)))
-            goto done;
         Label *l = &labels[next_label];
         perftools__profiles__label__init(l);
         l->key = key_thread;
-        l->str = str(&p, thread_names[k]);
+        l->str = str(&p, thread); /* the table keeps a copy */
         label_ptrs[next_label++] = l;
         const char *var = export_stack_variable(blame, s);
         if (var) {
@@ -186,7 +172,7 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
         sample_ptrs[k] = sm;
         k++;
     }
-    size_t nfun = p.functions.count, nloc = p.locations.count;
+    size_t nfun = frames.count, nloc = p.nlocations;
     functions = calloc(nfun + 1, sizeof *functions);
     function_ptrs = calloc(nfun + 1, sizeof *function_ptrs);
     locations = calloc(nloc + 1, sizeof *locations);
@@ -198,14 +184,14 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
     for (size_t i = 0; i < nfun; i++) {
         perftools__profiles__function__init(&functions[i]);
         functions[i].id = i + 1;
-        functions[i].name = functions[i].system_name = str(&p, p.functions.texts[i]);
-        functions[i].filename = str(&p, p.function_files[i]);
+        functions[i].name = functions[i].system_name = str(&p, frames.names[i]);
+        functions[i].filename = str(&p, frames.files[i]);
         function_ptrs[i] = &functions[i];
     }
     for (size_t i = 0; i < nloc; i++) {
         perftools__profiles__line__init(&lines[i]);
-        lines[i].function_id = index_id(&p.functions, p.locations.texts[i], 0);
-        lines[i].line = p.locations.numbers[i];
+        lines[i].function_id = p.loc_frame[i] + 1;
+        lines[i].line = p.loc_line[i];
         line_ptrs[i] = &lines[i];
         perftools__profiles__location__init(&locations[i]);
         locations[i].id = i + 1;
@@ -241,8 +227,10 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
     prof.n_comment = 1;
     prof.comment = &comment;
     prof.default_sample_type = types[1].type;
-    prof.n_string_table = p.strings.count; /* strings are all in by now */
-    prof.string_table = (char **)p.strings.texts;
+    prof.n_string_table = p.ntable; /* strings are all in by now */
+    prof.string_table = (char **)p.table;
+    if (p.oom)
+        goto done;
     size_t size = perftools__profiles__profile__get_packed_size(&prof);
     if (!(packed = malloc(size ? size : 1)))
         goto done;
@@ -251,9 +239,6 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
 done:
     if (rc == PPW_ENOMEM)
         ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    for (size_t i = 0; thread_names && i < nsamples; i++)
-        free(thread_names[i]);
-    free(thread_names);
     free(packed);
     free(functions);
     free(function_ptrs);
@@ -267,9 +252,11 @@ done:
     free(values);
     free(labels);
     free(label_ptrs);
-    free(p.function_files);
-    index_free(&p.strings);
-    index_free(&p.functions);
-    index_free(&p.locations);
+    export_frames_free(&frames);
+    ppw_strmap_free(&p.strings);
+    free(p.table);
+    ppw_strmap_free(&p.locations);
+    free(p.loc_frame);
+    free(p.loc_line);
     return rc;
 }
