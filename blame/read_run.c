@@ -193,8 +193,15 @@ int ppw_run_open_file(struct loader *l, struct rfile *f, const char *name, uint3
         return ppw_run_no_memory(l);
     snprintf(f->path, len, "%s/%s", l->run->dir, name);
     l->file = f;
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+    /* ppw writes no symbolic links into a run: one found there was planted,
+     * and following it would read some other file as this run's. */
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     struct stat st;
+    if (fd < 0 && errno == ELOOP)
+        return ppw_err_set(l->err, PPW_EIO,
+                           "%s: a symbolic link, which ppw never writes into a run directory; "
+                           "remove it to read the rest of the run",
+                           f->path);
     if (fd < 0 || fstat(fd, &st) != 0) {
         int rc = ppw_err_set(l->err, PPW_EIO, "%s: %s", f->path, strerror(errno));
         if (fd >= 0)

@@ -240,7 +240,9 @@ static int prof_open(struct ppw_measure_thread *m)
         char name[64];
         snprintf(name, sizeof name, "t%u.profile.ppw", m->thread->index);
         int dirfd = ppw_output_dirfd(), err = 0;
-        p->fd = dirfd < 0 ? -1 : openat(dirfd, name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        p->fd = dirfd < 0
+                    ? -1
+                    : openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (dirfd < 0)
             err = EBADF;
         else if (p->fd < 0)

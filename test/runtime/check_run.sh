@@ -211,6 +211,65 @@ case_unwritable() {
     grep -q "cannot create the output directory" u.err || fail "unclear message: $(cat u.err)"
 }
 
+# hostile: symbolic links planted in the run directory, pointing outside
+# it, where thread 1's files and thread 0's profile will be created.  ppw
+# must not follow them (the victim stays as it was), must say which files it
+# could not create, and ppw-blame must refuse the links by name rather than
+# read the victim as part of the run.
+case_hostile() {
+    "$clang" -g -O2 -I"$here/../../include" "$programs/hostile.c" -o hostile.plain -lpthread
+    "$clang" -g -O2 -I"$here/../../include" "$programs/hostile.c" -o hostile -lpthread \
+        -L"$lib" -Wl,-rpath,"$lib" -lppw -Wl,--build-id
+    echo "the victim's own bytes" >victim
+    cp victim victim.orig
+    ./hostile.plain "$tmp/h" "$tmp/victim" >plain.out
+    local want=$?
+    PPW_MODE=profile,trace run_ppw h ./hostile "$tmp/h" "$tmp/victim"
+    [ "$(cat h.rc)" = "$want" ] || fail "exit status $(cat h.rc) with ppw, $want without"
+    cmp -s plain.out h.out || fail "stdout differs: $(diff plain.out h.out | head -5)"
+    cmp -s victim victim.orig || fail "ppw wrote through a planted link: the victim now has $(wc -c <victim) bytes"
+    [ "$(find "$tmp/h" -type l | wc -l)" = 4 ] || fail "the planted links were replaced: $(ls -l "$tmp/h")"
+    "$blame" dump h --format json --what run >h.err.json 2>h.blame.err &&
+        fail "ppw-blame read a run holding planted links"
+    grep -q "symbolic link" h.blame.err || fail "unclear message for a planted link: $(cat h.blame.err)"
+    find "$tmp/h" -type l -delete
+    dump h all || return
+    check "run.ppw notes each of the 4 files ppw could not create" \
+        '[.run.notes[] | .message | select(test("cannot create (t1.(samples|events|profile)|t0.profile).ppw"))] | length == 4' \
+        h.all.json
+    check "thread 0 was still sampled" '[.samples[] | select(.thread == 0)] | length > 50' h.all.json
+}
+
+# env: every runtime variable with a value out of its range or of the
+# wrong kind.  The program runs as without ppw; each variable gets one line
+# on stderr naming it and what it expects; the defaults are used.
+case_env() {
+    build cpu_spin
+    ./cpu_spin.plain 0.1 >plain.out
+    local bad=(PPW_PERIOD=5us PPW_JITTER=51 PPW_MAX_FRAMES=2000 PPW_MODE=fast PPW_SAMPLER=hw
+               PPW_SIGNAL=SIGSEGV PPW_CALLPATH=11 PPW_THROTTLE_CALLS=-1
+               PPW_THROTTLE_USEC=99999999 PPW_BUFFER=1K PPW_VERBOSE=maybe PPW_SAMPLE=2
+               PPW_DISABLE=perhaps)
+    env "${bad[@]}" PPW_OUTPUT="$tmp/e" ./cpu_spin 0.1 >e.out 2>e.err
+    local rc=$?
+    [ $rc = 0 ] || fail "status $rc with bad variables"
+    cmp -s plain.out e.out || fail "stdout changed: $(diff plain.out e.out | head -3)"
+    local kv name
+    for kv in "${bad[@]}"; do
+        name=${kv%%=*}
+        [ "$(grep -c "^ppw: $kv: expected " e.err)" = 1 ] ||
+            fail "$kv: expected one clear line on stderr, got: $(grep -- "$name" e.err)"
+    done
+    [ "$(wc -l <e.err)" = ${#bad[@]} ] || fail "other lines on stderr: $(cat e.err)"
+    PPW_PERIOD=99999999999999999999999s PPW_OUTPUT="$tmp/o" ./cpu_spin 0.1 >o.out 2>o.err
+    grep -q "^ppw: PPW_PERIOD=.*: expected a period" o.err || fail "an overflowing period: $(cat o.err)"
+    dump e run || return
+    check "the defaults were used" \
+        '.run.metric.period == 1000000 and .run.metric.jitter_pct == 5 and .run.metric.max_frames == 256
+         and .run.config.callpath_depth == 10 and .run.config.throttle_calls == 100000
+         and .run.config.throttle_ns == 10000 and (.run.config.modes | index("sample") != null)' e.run.json
+}
+
 case_timer() {
     build cpu_spin
     PPW_SAMPLER=timer run_ppw t ./cpu_spin 0.6

@@ -189,6 +189,7 @@ if command -v strip >/dev/null 2>&1; then
                        and (.symbols_file | endswith(".debug")))
         and [.samples[0].stack[].function][:3] == ["run_fixture_leaf", "run_fixture_compute", "main"]'
     # no names: the worker's samples still reach its start routine, by the unwind table
+    mkdir -p no-debug
     PPW_DEBUG_DIR=$PWD/no-debug expect_status 0 "$PPW_BLAME" dump stripped-run --format json
     check no_names '(.run.modules[0].symbols_file == null or .run.modules[0].symbols == ".dynsym")
         and .samples[0].stack[0].function == null
@@ -196,6 +197,16 @@ if command -v strip >/dev/null 2>&1; then
         and (.samples[1].complete | not)'
     ok stripped
 fi
+
+# ---- environment values out of range: one usage error, before any work ----
+for bad in PPW_BLAME_THREADS=-5 PPW_BLAME_THREADS=0 PPW_BLAME_THREADS=999 PPW_BLAME_THREADS=4x \
+           PPW_BLAME_THREADS=99999999999999999999 PPW_DEBUG_DIR=$PWD/no-such-dir \
+           PPW_DEBUG_DIR=/dev/null PPW_BASELINE=$PWD PPW_CALIBRATE_MPI=$PWD; do
+    expect_status 2 env "$bad" "$PPW_BLAME" report ppw-prog-4242
+    one_error_line "${bad%%=*}=.*: "
+done
+expect_status 0 env PPW_BLAME_THREADS=3 "$PPW_BLAME" dump ppw-prog-4242 --what run
+ok environment
 
 # ---- the default run directory: the ppw-* directory modified last ----
 mkdir -p default && cd default || exit 1

@@ -202,3 +202,44 @@ void cli_text(FILE *out, const char *s)
             putc(*p, out);
     }
 }
+
+/* ---- environment ---- */
+
+static unsigned loader_threads;
+
+int cli_check_environment(struct ppw_err *err)
+{
+    const char *v = getenv("PPW_BLAME_THREADS");
+    if (v && v[0]) {
+        char *end;
+        errno = 0;
+        unsigned long n = v[0] >= '0' && v[0] <= '9' ? strtoul(v, &end, 10) : 0;
+        if (v[0] < '0' || v[0] > '9' || *end || errno || n < 1 || n > 256)
+            return ppw_err_set(err, PPW_EUSAGE,
+                               "PPW_BLAME_THREADS=%s: expected a thread count from 1 to 256", v);
+        loader_threads = (unsigned)n;
+    }
+    static const char *const dirs[] = {"PPW_DEBUG_DIR"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        struct stat st;
+        if (!(v = getenv(dirs[i])) || !v[0])
+            continue;
+        if (stat(v, &st) != 0)
+            return ppw_err_set(err, PPW_EUSAGE, "%s=%s: %s", dirs[i], v, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+            return ppw_err_set(err, PPW_EUSAGE, "%s=%s: not a directory", dirs[i], v);
+    }
+    static const char *const files[] = {"PPW_BASELINE", "PPW_CALIBRATE_MPI"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        struct stat st;
+        if ((v = getenv(files[i])) && v[0] && stat(v, &st) == 0 && S_ISDIR(st.st_mode))
+            return ppw_err_set(err, PPW_EUSAGE, "%s=%s: expected a file, not a directory", files[i],
+                               v);
+    }
+    return 0;
+}
+
+unsigned cli_loader_threads(void)
+{
+    return loader_threads;
+}

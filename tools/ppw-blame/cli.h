@@ -35,6 +35,14 @@ int cmd_html(int argc, char **argv);
  * for err->code. */
 int cli_fail(const struct ppw_err *err);
 
+/* Checks the PPW_* variables ppw-blame reads (docs/ppw-blame.md,
+ * "Environment") before any command runs, so a bad value is one clear
+ * usage error rather than a silent default. */
+int cli_check_environment(struct ppw_err *err);
+
+/* PPW_BLAME_THREADS, checked: loader threads, 0 (one per CPU) when unset. */
+unsigned cli_loader_threads(void);
+
 /* Records a PPW_EUSAGE error and reports it; returns PPW_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) PPW_PRINTF(1, 2);
 

@@ -55,6 +55,9 @@ int main(int argc, char **argv)
 {
     static char report[] = "report";
     char *report_argv[] = {report, NULL};
+    struct ppw_err err;
+    if (cli_check_environment(&err) != 0)
+        return cli_fail(&err);
     if (argc < 2) /* the default: report on the newest run directory */
         return cmd_report(1, report_argv);
     const char *first = argv[1];

@@ -221,10 +221,9 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
     struct ppw_symbols *syms = NULL;
     struct ppw_lines *lines = NULL;
     const struct ppw_job_rank *first = NULL, *other = NULL;
-    const char *workers = getenv("PPW_BLAME_THREADS");
     int rc = ppw_job_scan(in->source, &job, err);
     if (!rc)
-        rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), workers ? (unsigned)atoi(workers) : 0, err);
+        rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), cli_loader_threads(), err);
     if (!rc)
         other = ppw_job_mismatch(job, &first);
     if (!rc && !first)
