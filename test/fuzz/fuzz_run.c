@@ -1,20 +1,28 @@
-/* libFuzzer target: the run-directory reader (blame/read_run.h).  A valid
- * run (test/unit's sample run, whose files name this program's build-id)
- * is written once into a temporary directory; each input replaces one of
- * its files, chosen by the input's first byte, with the remaining bytes,
- * then ppw_run_load and ppw_run_free run and the file is restored.
+/* libFuzzer target: the run-directory reader (blame/read_run.h).  Each
+ * input replaces one file of a valid run with its remaining bytes, then
+ * ppw_run_load and ppw_run_free run and the file is restored.  The runs
+ * ("bases") are copied once into temporary directories:
  *
- * Few mutations keep a file's header naming this run (magic, kind, pid,
- * thread, build-id) and its committed size right, so unless the first
- * byte has its high bit set, those header fields are copied from the
- * original file and committed is set to the bytes after the header: the
- * records get fuzzed.  With the bit set, the bytes are written as they are.
+ *   base 0: test/unit's sample run, whose files name this program's
+ *           build-id (every file kind, two threads, a spawn);
+ *   base 1: a real run, when PPW_FUZZ_REAL_RUN names one: run_fuzz.sh
+ *           makes it from seed_prog.c (OpenMP and pthread spawn records,
+ *           GASP profile slots and trace events, deep sample stacks).
+ *
+ * The input's first byte selects: bit 6 the base, bits 0-5 the file (in
+ * name order, modulo the base's file count).  Few mutations keep a file's
+ * header naming its run (magic, kind, pid, thread, build-id) and its
+ * committed size right, so unless bit 7 is set those header fields are
+ * copied from the original file and committed is set to the bytes after
+ * the header: the records get fuzzed.  With bit 7 set, the bytes are
+ * written as they are.
  *
  * With PPW_FUZZ_SEEDS=DIR set, LLVMFuzzerInitialize writes the seed corpus
- * into DIR (each of the sample run's fuzzed files, unchanged, behind its
- * selector byte) and exits. */
+ * into DIR (every file of every base, unchanged, behind its selector byte)
+ * and exits. */
 #define _POSIX_C_SOURCE 200809L
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,128 +34,226 @@
 #include "read_run.h"
 #include "run_writer.h"
 
-static const char *const names[] = {"run.ppw", "t0.samples.ppw", "t0.events.ppw",
-                                    "t0.profile.ppw"};
-#define NFILES (sizeof names / sizeof names[0])
+enum { MAX_FILES = 64, MAX_BASES = 2 };
 
-static struct sample_run sample;
-static const struct run_file *originals[NFILES];
-static char run_dir[4096];
+struct base_file {
+    char name[64];
+    struct bytes original;
+};
+
+struct base {
+    char dir[4096];
+    struct base_file files[MAX_FILES];
+    unsigned count;
+};
+
+static struct base bases[MAX_BASES];
+static unsigned base_count;
 static int verbose; /* PPW_FUZZ_VERBOSE=1: print why each input was rejected */
 
-static int write_seeds(const char *dir)
+static int by_name(const void *a, const void *b)
 {
-    for (unsigned i = 0; i < NFILES; i++) {
-        char path[4096];
-        unsigned char selector = (unsigned char)i;
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        if (fuzz_write_file(path, &selector, 1, originals[i]->b.data, originals[i]->b.len))
+    return strcmp(((const struct base_file *)a)->name, ((const struct base_file *)b)->name);
+}
+
+/* Reads every *.ppw file of dir into base (sorted by name). */
+static int read_base(struct base *base, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        perror(dir);
+        return -1;
+    }
+    struct dirent *de;
+    int rc = 0;
+    while (!rc && (de = readdir(d)) != NULL) {
+        size_t len = strlen(de->d_name);
+        if (len < 5 || strcmp(de->d_name + len - 4, ".ppw") != 0)
+            continue;
+        if (base->count == MAX_FILES || len >= sizeof base->files[0].name) {
+            fprintf(stderr, "fuzz_run: %s: too many files or too long a name\n", dir);
+            rc = -1;
+            break;
+        }
+        struct base_file *f = &base->files[base->count++];
+        char path[4096 + 64];
+        snprintf(f->name, sizeof f->name, "%s", de->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        rc = fuzz_read_file(path, &f->original.data, &f->original.len);
+    }
+    closedir(d);
+    if (!rc && base->count == 0) {
+        fprintf(stderr, "fuzz_run: %s: no .ppw files\n", dir);
+        rc = -1;
+    }
+    qsort(base->files, base->count, sizeof base->files[0], by_name);
+    return rc;
+}
+
+/* Copies base's files into a fresh temporary directory, base->dir. */
+static int place_base(struct base *base)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(base->dir, sizeof base->dir, "%s/ppw-fuzz-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(base->dir)) {
+        perror(base->dir);
+        base->dir[0] = '\0';
+        return -1;
+    }
+    for (unsigned i = 0; i < base->count; i++) {
+        char path[4096 + 64];
+        snprintf(path, sizeof path, "%s/%s", base->dir, base->files[i].name);
+        const struct bytes *b = &base->files[i].original;
+        if (fuzz_write_file(path, b->data, b->len, "", 0))
             return -1;
     }
     return 0;
 }
 
-static void remove_tmp(void)
+static void remove_bases(void)
 {
-    static const char *const all[] = {"run.ppw",        "t0.samples.ppw", "t0.events.ppw",
-                                      "t0.profile.ppw", "t1.samples.ppw", "t1.events.ppw",
-                                      "t1.profile.ppw"};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", run_dir, all[i]);
+    for (unsigned b = 0; b < base_count; b++) {
+        for (unsigned i = 0; i < bases[b].count; i++) {
+            if (bases[b].dir[0]) {
+                char path[4096 + 64];
+                snprintf(path, sizeof path, "%s/%s", bases[b].dir, bases[b].files[i].name);
+                unlink(path);
+            }
+            free(bases[b].files[i].original.data);
+        }
+        if (bases[b].dir[0])
+            rmdir(bases[b].dir);
+    }
+}
+
+static int write_seeds(const char *dir)
+{
+    for (unsigned b = 0; b < base_count; b++)
+        for (unsigned i = 0; i < bases[b].count; i++) {
+            char path[4096];
+            unsigned char selector = (unsigned char)(b << 6 | i);
+            const struct bytes *o = &bases[b].files[i].original;
+            snprintf(path, sizeof path, "%s/base%u-%s", dir, b, bases[b].files[i].name);
+            if (fuzz_write_file(path, &selector, 1, o->data, o->len))
+                return -1;
+        }
+    return 0;
+}
+
+/* Base 0: the sample run, written by run_writer.c, read back as files. */
+static int synthetic_base(void)
+{
+    struct sample_run sample;
+    if (sample_run_build(&sample, 0) != 0)
+        return -1;
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/ppw-fuzz-sample-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir)) {
+        perror(dir);
+        sample_run_free(&sample);
+        return -1;
+    }
+    struct base *base = &bases[base_count++];
+    int rc = sample_run_write(&sample, dir);
+    sample_run_free(&sample);
+    if (!rc)
+        rc = read_base(base, dir);
+    for (unsigned i = 0; i < base->count; i++) {
+        char path[4096 + 64];
+        snprintf(path, sizeof path, "%s/%s", dir, base->files[i].name);
         unlink(path);
     }
-    rmdir(run_dir);
-    sample_run_free(&sample);
+    rmdir(dir);
+    return rc;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    if (sample_run_build(&sample, 0) != 0)
+    atexit(remove_bases);
+    if (synthetic_base() != 0)
         exit(1);
-    originals[0] = &sample.run;
-    originals[1] = &sample.samples[0];
-    originals[2] = &sample.events[0];
-    originals[3] = &sample.profile[0];
+    const char *real = getenv("PPW_FUZZ_REAL_RUN");
+    if (real && *real && read_base(&bases[base_count++], real) != 0)
+        exit(1);
     const char *seeds = getenv("PPW_FUZZ_SEEDS");
-    if (seeds && *seeds) {
-        int rc = write_seeds(seeds);
-        sample_run_free(&sample);
-        exit(rc ? 1 : 0);
-    }
+    if (seeds && *seeds)
+        exit(write_seeds(seeds) ? 1 : 0);
     verbose = getenv("PPW_FUZZ_VERBOSE") != NULL;
-    const char *tmp = getenv("TMPDIR");
-    snprintf(run_dir, sizeof run_dir, "%s/ppw-fuzz-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(run_dir)) {
-        perror(run_dir);
-        exit(1);
+    for (unsigned b = 0; b < base_count; b++) {
+        if (place_base(&bases[b]) != 0)
+            exit(1);
+        /* Each base must load, or every input on it is wasted. */
+        struct ppw_run *run = NULL;
+        struct ppw_err err;
+        if (ppw_run_load(bases[b].dir, &run, &err) != 0) {
+            fprintf(stderr, "fuzz_run: base %u does not load: %s\n", b, err.message);
+            exit(1);
+        }
+        ppw_run_free(run);
     }
-    atexit(remove_tmp);
-    if (sample_run_write(&sample, run_dir) != 0)
-        exit(1);
-    /* The sample run itself must load, or every input is wasted. */
-    struct ppw_run *run = NULL;
-    struct ppw_err err;
-    if (ppw_run_load(run_dir, &run, &err) != 0) {
-        fprintf(stderr, "fuzz_run: the sample run does not load: %s\n", err.message);
-        exit(1);
-    }
-    ppw_run_free(run);
     return 0;
+}
+
+/* The header fields that name the run, and committed, from the original
+ * file, so that the records rather than the header get fuzzed. */
+static void keep_header(uint8_t *file, size_t len, const struct bytes *orig)
+{
+    const struct ppw_file_header *h = (const void *)orig->data;
+    if (orig->len < sizeof *h || len < h->header_size || h->header_size < sizeof *h)
+        return;
+    /* magic, major; then kind, header_size; then pid, thread; then the build-id */
+    memcpy(file, h, offsetof(struct ppw_file_header, minor));
+    memcpy(file + offsetof(struct ppw_file_header, kind), &h->kind,
+           offsetof(struct ppw_file_header, committed) - offsetof(struct ppw_file_header, kind));
+    uint64_t committed = len - h->header_size;
+    memcpy(file + offsetof(struct ppw_file_header, committed), &committed, 8);
+    memcpy(file + offsetof(struct ppw_file_header, pid), &h->pid,
+           offsetof(struct ppw_file_header, flags) - offsetof(struct ppw_file_header, pid));
+    memcpy(file + offsetof(struct ppw_file_header, build_id_size), &h->build_id_size,
+           offsetof(struct ppw_file_header, dropped) -
+               offsetof(struct ppw_file_header, build_id_size));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size == 0)
         return 0;
-    unsigned which = (data[0] & 0x7f) % NFILES;
-    const struct run_file *orig = originals[which];
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", run_dir, names[which]);
+    struct base *base = &bases[(data[0] >> 6 & 1) % base_count];
+    const struct base_file *target = &base->files[(data[0] & 0x3f) % base->count];
+    char path[4096 + 64];
+    snprintf(path, sizeof path, "%s/%s", base->dir, target->name);
     size_t len = size - 1;
     uint8_t *file = malloc(len ? len : 1);
     if (!file)
         return 0;
     memcpy(file, data + 1, len);
-    const struct ppw_file_header *h = (const void *)orig->b.data;
-    if (!(data[0] & 0x80) && len >= h->header_size) {
-        /* magic, major; then kind, header_size; then pid, thread; then the build-id */
-        memcpy(file, h, offsetof(struct ppw_file_header, minor));
-        memcpy(file + offsetof(struct ppw_file_header, kind), &h->kind,
-               offsetof(struct ppw_file_header, committed) -
-                   offsetof(struct ppw_file_header, kind));
-        uint64_t committed = len - h->header_size;
-        memcpy(file + offsetof(struct ppw_file_header, committed), &committed, 8);
-        memcpy(file + offsetof(struct ppw_file_header, pid), &h->pid,
-               offsetof(struct ppw_file_header, flags) - offsetof(struct ppw_file_header, pid));
-        memcpy(file + offsetof(struct ppw_file_header, build_id_size), &h->build_id_size,
-               offsetof(struct ppw_file_header, dropped) -
-                   offsetof(struct ppw_file_header, build_id_size));
-    }
+    if (!(data[0] & 0x80))
+        keep_header(file, len, &target->original);
     int rc = fuzz_write_file(path, file, len, "", 0);
     free(file);
     if (rc)
         abort();
     struct ppw_run *run = NULL;
     struct ppw_err err;
-    if (ppw_run_load(run_dir, &run, &err) == 0) {
+    if (ppw_run_load(base->dir, &run, &err) == 0) {
         /* Walk what the loader promises is consistent. */
         for (size_t t = 0; t < run->thread_count; t++) {
             const struct ppw_run_thread *th = &run->threads[t];
             for (size_t s = 0; s < th->sample_count; s++) {
                 const struct ppw_run_spawn *chain[64];
                 size_t n;
-                (void)ppw_run_spawn_chain(run, th->index, th->samples[s].spawn_tag, chain, 64,
-                                          &n, &err);
+                (void)ppw_run_spawn_chain(run, th->index, th->samples[s].spawn_tag, chain, 64, &n,
+                                          &err);
             }
         }
         ppw_run_free(run);
     } else if (verbose) {
         fprintf(stderr, "fuzz_run: %s\n", err.message);
     }
-    if (fuzz_write_file(path, orig->b.data, orig->b.len, "", 0))
+    if (fuzz_write_file(path, target->original.data, target->original.len, "", 0))
         abort();
     return 0;
 }

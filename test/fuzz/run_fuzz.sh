@@ -70,13 +70,47 @@ if [ ! -x "$bin" ] || [ -n "$(find "${sources[@]}" "$b" "$u" "$src/include" "$sr
         "$libelf" -lm -ldl -Wl,--build-id -o "$bin" || die "cannot build $bin"
 fi
 
+lib=$build/lib
+# A real run: seed_prog.c built with ppw-cc and run once per build tree,
+# again when libppw, ppw-cc or the program changed (ctest may start the
+# three targets at once: one makes it).
+real=$build/test/fuzz/real
+make_real() {
+    [ -s "$real/done" ] && [ -z "$(find -L "$lib/libppw.so" "$lib/ppw.so" "$src/test/fuzz/seed_prog.c" \
+        -newer "$real/done" -print -quit)" ] && return
+    rm -rf "$real" && mkdir -p "$real" || return 1
+    "$build/bin/ppw-cc" -O1 -fopenmp -I"$src/include" "$src/test/fuzz/seed_prog.c" \
+        -o "$real/seed_prog" > "$real/build.log" 2>&1 || return 1
+    (cd "$real" && PPW_MODE=profile,trace PPW_PERIOD=100us OMP_NUM_THREADS=2 \
+        PPW_OUTPUT="$real/run" ./seed_prog > run.out 2>&1) || return 1
+    echo ok > "$real/done"
+}
+(
+    flock 8 || exit 1
+    make_real
+) 8> "$build/test/fuzz/real.lock" || { cat "$real"/*.log "$real/run.out" 2>/dev/null | head -20
+                                        die "cannot make the real run in $real"; }
 # Seeds from the test-only writers (the target writes them itself: the run
-# seeds carry its own build-id).
+# seeds carry its own build-id), and the real run's files (fuzz_run.c).
 seeds=$work/seeds
 rm -rf "$seeds" "$work/artifacts" && mkdir -p "$seeds" "$work/artifacts" ||
     die "cannot create $work's directories"
+export PPW_FUZZ_REAL_RUN=$real/run
 PPW_FUZZ_SEEDS=$seeds "$bin" > "$work/seeds.log" 2>&1 || {
     cat "$work/seeds.log"; die "$bin could not write its seeds"; }
+blame=$build/bin/ppw-blame
+case $target in
+static) objcopy --dump-section .ppw.blame="$seeds/real-section" "$real/seed_prog" "$work/objcopy.out" ;;
+run)    true ;; # the target reads the run itself (PPW_FUZZ_REAL_RUN)
+folded) "$blame" export --to folded "$real/run" --binary "$real/seed_prog" -o "$seeds/real" &&
+        "$blame" export --to folded --variables "$real/run" --binary "$real/seed_prog" \
+            -o "$seeds/real-variables" &&
+        "$blame" export --to folded --no-locations "$real/run" --binary "$real/seed_prog" \
+            -o "$seeds/real-names" ;;
+esac || die "cannot make the $target seeds from the real run in $real"
+empty=$(find "$seeds" -type f -empty)
+[ -z "$empty" ] || die "empty seeds: $empty"
+
 corpus=$work/corpus
 [ "${PPW_FUZZ_KEEP:-0}" = 1 ] || rm -rf "$corpus"
 mkdir -p "$corpus"
