@@ -107,6 +107,13 @@ struct ppw_run_trace {
     const char *description; /* a user event's text, NULL when absent */
 };
 
+/* A PPW_EVT_OMP record (run format 1.3). */
+struct ppw_run_omp_event {
+    uint64_t time_ns;
+    uint32_t instance, tag;
+    uint32_t event; /* enum ppw_omp_event */
+};
+
 struct ppw_run_timer {
     uint32_t depth;                  /* 1..PPW_CALLPATH_MAX */
     uint32_t path[PPW_CALLPATH_MAX]; /* region ids, all defined; path[0] is the region */
@@ -150,6 +157,8 @@ struct ppw_run_thread {
     size_t sample_count;
     struct ppw_run_trace *traces;
     size_t trace_count;
+    struct ppw_run_omp_event *omp_events; /* in file order: time order on one thread */
+    size_t omp_event_count;
     struct ppw_run_timer *timers;
     size_t timer_count;
     struct ppw_run_throttle *throttles;

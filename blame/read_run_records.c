@@ -7,6 +7,7 @@
 
 #include "read_run_int.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -369,8 +370,7 @@ static int read_mpi(struct loader *l, const struct rec *r)
     if (m.size == 0 || m.rank >= m.size)
         return CORRUPT(l, r->pos, "MPI: rank %u of %u", m.rank, m.size);
     struct ppw_run_mpi *old = &l->run->mpi;
-    if (l->run->has_mpi &&
-        (old->rank != m.rank || old->size != m.size || old->job_id != m.job_id))
+    if (l->run->has_mpi && (old->rank != m.rank || old->size != m.size || old->job_id != m.job_id))
         return CORRUPT(l, r->pos, "a second MPI record for another rank or job");
     *old = m;
     l->run->has_mpi = true;
@@ -716,11 +716,32 @@ static int read_trace(struct loader *l, const struct rec *r, struct ppw_run_thre
     return 0;
 }
 
+static int read_omp(struct loader *l, const struct rec *r, struct ppw_run_thread *t)
+{
+    typedef struct ppw_rec_omp T;
+    struct ppw_run_omp_event *e = &t->omp_events[t->omp_event_count];
+    int rc = check_body(l, r, sizeof(T), "OMP");
+    if (rc)
+        return rc;
+    e->time_ns = F64(r->body, T, time_ns);
+    e->instance = F32(r->body, T, instance);
+    e->tag = F32(r->body, T, tag);
+    e->event = F32(r->body, T, event);
+    if (e->event < PPW_OMP_SPAWN_PARALLEL || e->event > PPW_OMP_END)
+        return CORRUPT(l, r->pos + 8 + offsetof(T, event), "OMP event kind %" PRIu32 " unknown",
+                       e->event);
+    if (e->instance == 0)
+        return CORRUPT(l, r->pos + 8 + offsetof(T, instance), "OMP instance 0 (ids start at 1)");
+    t->omp_event_count++;
+    return 0;
+}
+
 static int visit_events_record(struct loader *l, const struct rec *r, void *ctx)
 {
     switch (r->kind) {
     case PPW_EVT_SPAWN: return read_spawn(l, r);
     case PPW_EVT_TRACE: return read_trace(l, r, ctx);
+    case PPW_EVT_OMP: return read_omp(l, r, ctx);
     default: return 0;
     }
 }
@@ -739,6 +760,8 @@ int ppw_run_read_events(struct loader *l, struct rfile *f, struct ppw_run_thread
     }
     if (!rc)
         rc = alloc_array(l, f->counts[PPW_EVT_TRACE], sizeof *t->traces, &t->traces);
+    if (!rc)
+        rc = alloc_array(l, f->counts[PPW_EVT_OMP], sizeof *t->omp_events, &t->omp_events);
     if (!rc)
         rc = ppw_run_each_record(l, f, visit_events_record, t);
     return rc;
@@ -836,8 +859,8 @@ static int read_probe(struct loader *l, const unsigned char *b, size_t pos,
     uint64_t kept = w->start_count + w->end_count + w->throttled_count;
     if (probe_sums_bad(w->start_count, w->start_ns, w->start_tail_ns) ||
         probe_sums_bad(w->end_count, w->end_ns, w->end_head_ns) ||
-        probe_sums_bad(w->throttled_count, w->throttled_ns, 0) ||
-        kept < w->start_count || probe_sums_bad(kept, w->clock_ns, 0))
+        probe_sums_bad(w->throttled_count, w->throttled_ns, 0) || kept < w->start_count ||
+        probe_sums_bad(kept, w->clock_ns, 0))
         return CORRUPT(l, pos + offsetof(T, start_count),
                        "PROBE slot: window sums that no clock gives (a part larger than its "
                        "whole, or a mean over %d ns)",

@@ -1,7 +1,12 @@
 /* OMPT tool: spawn contexts for OpenMP parallel regions and explicit tasks,
  * and the current spawn tag of every implicit and explicit task, so samples
- * taken in a worker glue to the code that opened the region.  libomp finds
- * ompt_start_tool in libppw by symbol lookup at its initialization. */
+ * taken in a worker glue to the code that opened the region.  In trace
+ * mode it also records each region's and task's spawn, begin and end
+ * (PPW_EVT_OMP), which timelines draw as slices joined by flows.  libomp
+ * finds ompt_start_tool in libppw by symbol lookup at its initialization.
+ *
+ * A region's or task's ompt_data_t holds its spawn tag in the low 32 bits
+ * and its instance id above; bit 63 marks an explicit task. */
 #include <omp-tools.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,10 +16,42 @@
 #include "ompt.h"
 #include "sigsafe.h"
 #include "spawn.h"
+#include "stream.h"
 #include "thread.h"
 
 static ompt_set_callback_t set_callback;
 static int active;
+static uint32_t last_instance;
+
+#define EXPLICIT_TASK (1ull << 63)
+
+static uint32_t instance_of(uint64_t value)
+{
+    return (uint32_t)(value >> 32) & 0x7fffffffu;
+}
+
+static void record(struct ppw_thread *t, uint32_t instance, uint32_t tag, enum ppw_omp_event event)
+{
+    if (!(ppw_config.modes & PPW_MODE_TRACE) || !instance)
+        return;
+    struct ppw_stream *events = ppw_thread_events(t);
+    struct ppw_rec_omp *rec = events ? ppw_stream_reserve(events, PPW_EVT_OMP, sizeof *rec) : NULL;
+    if (!rec)
+        return;
+    *rec = (struct ppw_rec_omp){ppw_now_ns(), instance, tag, (uint32_t)event, 0};
+    ppw_stream_commit(events);
+}
+
+/* A new region's or task's data value; in trace mode with an instance id
+ * and its spawn record. */
+static uint64_t spawned(struct ppw_thread *t, uint32_t tag, enum ppw_omp_event event)
+{
+    if (!(ppw_config.modes & PPW_MODE_TRACE))
+        return tag;
+    uint32_t instance = __atomic_add_fetch(&last_instance, 1, __ATOMIC_RELAXED) & 0x7fffffffu;
+    record(t, instance, tag, event);
+    return (uint64_t)instance << 32 | tag;
+}
 
 int ppw_ompt_active(void)
 {
@@ -32,7 +69,8 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
     (void)flags;
     (void)codeptr_ra;
     struct ppw_thread *t = ppw_thread_self();
-    parallel_data->value = t ? ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL, 0) : 0;
+    parallel_data->value =
+        t ? spawned(t, ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL, 0), PPW_OMP_SPAWN_PARALLEL) : 0;
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
@@ -52,10 +90,13 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         if (t->tag_depth < PPW_TAG_STACK_MAX)
             t->tag_stack[t->tag_depth] = t->spawn_tag;
         t->tag_depth++;
-        uint32_t tag = parallel_data ? (uint32_t)parallel_data->value : 0;
-        task_data->value = tag;
+        uint64_t value = parallel_data ? parallel_data->value : 0;
+        uint32_t tag = (uint32_t)value;
+        task_data->value = value;
         t->spawn_tag = tag;
+        record(t, instance_of(value), tag, PPW_OMP_BEGIN);
     } else if (t->tag_depth > 0) {
+        record(t, instance_of(task_data->value), (uint32_t)task_data->value, PPW_OMP_END);
         t->tag_depth--;
         if (t->tag_depth < PPW_TAG_STACK_MAX)
             t->spawn_tag = t->tag_stack[t->tag_depth];
@@ -72,7 +113,11 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     struct ppw_thread *t = ppw_thread_self();
     if (flags & ompt_task_explicit)
         new_task_data->value =
-            t ? ppw_spawn_context(t, PPW_SPAWN_OMP_TASK, (uint64_t)(uintptr_t)codeptr_ra) : 0;
+            t ? spawned(t,
+                        ppw_spawn_context(t, PPW_SPAWN_OMP_TASK, (uint64_t)(uintptr_t)codeptr_ra),
+                        PPW_OMP_SPAWN_TASK) |
+                    EXPLICIT_TASK
+              : 0;
     else
         new_task_data->value = t ? t->spawn_tag : 0;
 }
@@ -80,11 +125,21 @@ static void on_task_create(ompt_data_t *encountering_task_data,
 static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t prior_task_status,
                              ompt_data_t *next_task_data)
 {
-    (void)prior_task_data;
     (void)prior_task_status;
     struct ppw_thread *t = ppw_thread_self();
-    if (t && next_task_data)
+    if (!t)
+        return;
+    /* Implicit tasks pass through here too, when they run explicit ones;
+     * their begin and end are the implicit-task callback's. */
+    if (prior_task_data && (prior_task_data->value & EXPLICIT_TASK))
+        record(t, instance_of(prior_task_data->value), (uint32_t)prior_task_data->value,
+               PPW_OMP_END);
+    if (next_task_data) {
         t->spawn_tag = (uint32_t)next_task_data->value;
+        if (next_task_data->value & EXPLICIT_TASK)
+            record(t, instance_of(next_task_data->value), (uint32_t)next_task_data->value,
+                   PPW_OMP_BEGIN);
+    }
 }
 
 static int initialize(ompt_function_lookup_t lookup, int initial_device_num, ompt_data_t *tool_data)

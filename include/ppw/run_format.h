@@ -30,7 +30,8 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 2 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot) */
+#define PPW_RUN_MINOR 3 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
+                           1.3: PPW_EVT_OMP */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -105,6 +106,7 @@ enum ppw_run_record {
     /* t<N>.events.ppw */
     PPW_EVT_SPAWN = 48,   /* struct ppw_rec_spawn + u64 frames[nframes] */
     PPW_EVT_TRACE = 49,   /* struct ppw_rec_trace + u64 args[nargs] [+ string] */
+    PPW_EVT_OMP = 50,     /* (1.3) struct ppw_rec_omp, trace mode only */
 };
 
 /* How the clock, metric and mode were chosen. */
@@ -289,6 +291,26 @@ struct ppw_rec_spawn {
     uint32_t reserved;
 };
 
+/* Trace mode: OpenMP work as it is handed out.  Each parallel region and
+ * explicit task gets a process-wide instance id; the encountering thread
+ * records its spawn, and every thread that runs it records when it begins
+ * and ends (an implicit task's life; each stretch an explicit task runs,
+ * from being scheduled in to being switched out or completing). */
+enum ppw_omp_event {
+    PPW_OMP_SPAWN_PARALLEL = 1, /* encountering thread: a parallel region opens */
+    PPW_OMP_SPAWN_TASK = 2,     /* encountering thread: an explicit task is created */
+    PPW_OMP_BEGIN = 3,          /* executing thread: an implicit task begins, a task is scheduled in */
+    PPW_OMP_END = 4,            /* executing thread: it ends, or the task is switched out */
+};
+
+struct ppw_rec_omp {
+    uint64_t time_ns;
+    uint32_t instance; /* the parallel region's or task's id, from 1 */
+    uint32_t tag;      /* its spawn context (PPW_EVT_SPAWN, perhaps in another thread's file) */
+    uint32_t event;    /* enum ppw_omp_event */
+    uint32_t reserved;
+};
+
 /* Trace mode: one record per GASP event. */
 struct ppw_rec_trace {
     uint64_t time_ns;
@@ -375,6 +397,7 @@ _Static_assert(sizeof(struct ppw_rec_calib) == 96, "calibration record");
 _Static_assert(sizeof(struct ppw_rec_stack) == 8, "stack record");
 _Static_assert(sizeof(struct ppw_rec_sample) == 24, "sample record");
 _Static_assert(sizeof(struct ppw_rec_spawn) == 24, "spawn record");
+_Static_assert(sizeof(struct ppw_rec_omp) == 24, "omp record");
 _Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
 _Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
 _Static_assert(sizeof(struct ppw_rec_mpi) == 48, "mpi record");

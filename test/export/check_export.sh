@@ -7,7 +7,9 @@
 #               --no-locations and --variables for flame-graph tools
 #   speedscope  valid against speedscope's own file-format schema, one
 #               profile per thread whose weights add up to its samples
-#   chrome      Chrome trace-event JSON of a traced pthread program and of a
+#   chrome      Chrome trace-event JSON of a traced pthread program, of an OpenMP
+#               task program (a slice per implicit task and task stretch, a flow
+#               from each spawn to the threads that ran it), and of a
 #               4-rank MPI ring: balanced slices per track, a flow per thread
 #               created and one per message, each flow's ends on its tracks
 #   pprof       gzip, then protoc decodes it as perftools.profiles.Profile: the
@@ -96,6 +98,50 @@ EOF
 chrome)
     barrier profile,trace
     "$blame" export run --to chrome -o t.json || fail "export --to chrome"
+    # OpenMP: one parallel region on 3 threads, 126 tasks (a binary tree of
+    # 64 leaves) with taskwaits.
+    "$build/bin/ppw-cc" -O2 -fopenmp "$src/test/e2e/omp_tasks.c" -o tasks 2>cc.err ||
+        fail "cannot build omp_tasks.c: $(cat cc.err)"
+    PPW_MODE=profile,trace OMP_NUM_THREADS=3 PPW_OUTPUT=$tmp/omp ./tasks 20 >out.txt ||
+        fail "omp_tasks.c failed"
+    "$blame" export omp --to chrome -o o.json || fail "export an OpenMP run --to chrome"
+    "$python" - o.json <<'EOF' || fail "chrome trace of OpenMP"
+import json, sys
+from collections import defaultdict
+events = json.load(open(sys.argv[1]))["traceEvents"]
+omp = [e for e in events if e.get("cat") == "omp"]
+slices = defaultdict(list)
+for e in omp:
+    if e["ph"] == "X":
+        slices[(e["pid"], e["tid"])].append((e["ts"], e["ts"] + e["dur"], e["name"]))
+flows = defaultdict(dict)
+for e in omp:
+    if e["ph"] in "sf":
+        flows[e["id"]][e["ph"]] = e
+assert all(set(f) == {"s", "f"} for f in flows.values()), "a flow without both ends"
+assert all(f["f"]["ts"] >= f["s"]["ts"] for f in flows.values()), "work began before its spawn"
+# a flow lands where a slice of its thread begins
+for f in flows.values():
+    end = f["f"]
+    assert any(abs(b - end["ts"]) < 1e-3 for b, _, _ in slices[(end["pid"], end["tid"])]), \
+        "a flow lands outside the OpenMP slices: %s" % end
+implicit = sum(1 for t in slices.values() for s in t if s[2] == "omp parallel")
+tasks = [s for t in slices.values() for s in t if s[2] == "omp task"]
+assert implicit == 3, "3 implicit tasks, got %d" % implicit
+assert len(flows) == 3 + 126, "a flow per thread of the region and per task: %d" % len(flows)
+assert len(tasks) >= 126, "each task runs at least once: %d stretches" % len(tasks)
+# slices on a track nest or are apart (the viewers need it)
+for track, t in slices.items():
+    t.sort(key=lambda s: (s[0], -s[1]))
+    stack = []
+    for b, e, name in t:
+        while stack and stack[-1] <= b + 1e-3:
+            stack.pop()
+        assert not stack or e <= stack[-1] + 1e-3, "overlapping slices on %s" % (track,)
+        stack.append(e)
+print("export.chrome: OpenMP: %d task stretches on %d threads, %d spawn flows"
+      % (len(tasks), len(slices), len(flows)))
+EOF
     command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "no MPI: threads checked only"
     OMPI_CC=$build/bin/ppw-cc mpicc -O2 "$src/test/runtime/programs/mpi_ring.c" -o ring 2>cc.err ||
         fail "cannot build mpi_ring.c: $(cat cc.err)"

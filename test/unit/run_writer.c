@@ -217,6 +217,13 @@ static void put_trace(struct run_file *f, uint64_t time, uint32_t region, uint16
     rf_record(f, PPW_EVT_TRACE, &t, sizeof t, args, nargs * sizeof *args, strings);
 }
 
+static void put_omp(struct run_file *f, uint64_t time, uint32_t instance, uint32_t tag,
+                    uint32_t event)
+{
+    struct ppw_rec_omp o = {time, instance, tag, event, 0};
+    rf_record(f, PPW_EVT_OMP, &o, sizeof o, NULL, 0, NULL);
+}
+
 void rf_module(struct run_file *f, uint32_t kind, const struct run_image *img, uint32_t flags)
 {
     struct ppw_rec_module m = {.load_bias = img->bias,
@@ -339,6 +346,14 @@ static void build_events(struct sample_run *sr)
     put_spawn(&sr->events[1], 2, 1, PPW_SPAWN_OMP_PARALLEL, 1, at_parallel, 1);
     put_spawn(&sr->events[1], 3, 2, PPW_SPAWN_OMP_TASK, 1, at_task, 1);
     put_spawn(&sr->events[1], 4, 0, PPW_SPAWN_PTHREAD, 1, at_parallel, 1);
+    /* thread 1 opens a parallel region (instance 1) and runs its implicit
+     * task, which creates a task (instance 2) and runs it */
+    put_omp(&sr->events[1], 2100, 1, 2, PPW_OMP_SPAWN_PARALLEL);
+    put_omp(&sr->events[1], 2110, 1, 2, PPW_OMP_BEGIN);
+    put_omp(&sr->events[1], 2200, 2, 3, PPW_OMP_SPAWN_TASK);
+    put_omp(&sr->events[1], 2300, 2, 3, PPW_OMP_BEGIN);
+    put_omp(&sr->events[1], 2400, 2, 3, PPW_OMP_END);
+    put_omp(&sr->events[1], 2500, 1, 2, PPW_OMP_END);
 }
 
 static void put_timer(struct run_file *f, uint32_t depth, uint32_t region, uint32_t caller,

@@ -29,8 +29,8 @@ one_error_line() {
 # ---- dump --format json: the documented shape ----
 expect_status 0 "$PPW_BLAME" dump ppw-prog-4242 --format json
 check top 'keys_unsorted == ["dir", "format", "build_id", "pid", "finished", "run", "threads",
-                             "spawns", "samples", "trace"]
-           and .dir == "ppw-prog-4242" and .format == "1.2" and .pid == 4242 and .finished
+                             "spawns", "samples", "trace", "omp"]
+           and .dir == "ppw-prog-4242" and .format == "1.3" and .pid == 4242 and .finished
            and (.build_id | length) == 40'
 check run '.run | keys_unsorted == ["info", "argv", "env", "metric", "config", "calibration", "mpi",
                                      "finish", "modules", "regions", "notes"]
@@ -104,7 +104,10 @@ check trace '[.trace[].event] == ["start", "start", "end", "atomic", "end"]
     and .trace[2] == {"thread": 0, "time_ns": 1300, "event": "end", "evttype": 1, "region": 3,
                       "name": "malloc", "tag": 1001, "tag_name": "GASP_C_MALLOC",
                       "op": "memory alloc", "args": [64, 4660], "description": null}
-    and .trace[3].description == "phase 1"'
+    and .trace[3].description == "phase 1"
+    and [.omp[] | [.thread, .time_ns, .event, .instance, .tag]] ==
+        [[1, 2100, "spawn_parallel", 1, 2], [1, 2110, "begin", 1, 2], [1, 2200, "spawn_task", 2, 3],
+         [1, 2300, "begin", 2, 3], [1, 2400, "end", 2, 3], [1, 2500, "end", 1, 2]]'
 ok dump_json
 
 expect_status 0 "$PPW_BLAME" dump ppw-prog-4242 --format=json --what samples
@@ -261,15 +264,20 @@ grep -q '^  dump ' out.txt && grep -q '^  profile ' out.txt || fail "--help list
 ok usage
 
 # ---- export --to chrome on the fixture's trace (thread 0: main, a call
-# of region 3 inside it, an instant; thread 1 created by thread 0) ----
+# of region 3 inside it, an instant; thread 1 created by thread 0; its
+# OpenMP region and task as slices, each joined to its spawn) ----
 expect_status 0 "$PPW_BLAME" export ppw-prog-4242 --to chrome
 check chrome_slices '[.traceEvents[] | select(.pid == 4242 and .tid == 0 and (.ph == "B" or .ph == "E"))
         | [.ph, .name, .ts]]
     == [["B", "main", 0.1], ["B", "malloc", 0.2], ["E", "malloc", 0.3], ["E", "main", 8.9]]
     and ([.traceEvents[] | select(.ph == "i") | .args.description] == ["phase 1"])'
-check chrome_threads '([.traceEvents[] | select(.ph == "X") | .tid] | sort) == [0, 1]
+check chrome_threads '([.traceEvents[] | select(.ph == "X" and .cat == "thread") | .tid] | sort) == [0, 1]
     and ([.traceEvents[] | select(.ph == "s" or .ph == "f") | [.ph, .tid, .cat]]
-         == [["s", 0, "spawn"], ["f", 1, "spawn"]])
+         == [["s", 0, "spawn"], ["f", 1, "spawn"], ["s", 1, "omp"], ["f", 1, "omp"],
+             ["s", 1, "omp"], ["f", 1, "omp"]])
+    and ([.traceEvents[] | select(.cat == "omp" and .ph != "X") | .ts] == [1.1, 1.11, 1.2, 1.3])
+    and ([.traceEvents[] | select(.ph == "X" and .cat == "omp") | [.tid, .name, .ts, .dur, .args.instance]]
+         == [[1, "omp task", 1.3, 0.1, 2], [1, "omp parallel", 1.11, 0.39, 1]])
     and ([.traceEvents[] | select(.ph == "M" and .name == "process_name") | .args.name]
          == ["pid 4242"])'
 # the fixture's binary has no blame graph: the sample views refuse it

@@ -948,6 +948,23 @@ static void test_trace_and_timer_references(void)
 
     if (!build(&sr, 0))
         return;
+    struct ppw_rec_omp unknown = {1, 1, 2, 9, 0};
+    rf_record(&sr.events[0], PPW_EVT_OMP, &unknown, sizeof unknown, NULL, 0, NULL);
+    rf_finish(&sr.events[0]);
+    write_run(&sr, "omp-event");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "OMP event kind 9 unknown");
+    sample_run_free(&sr);
+    if (!build(&sr, 0))
+        return;
+    struct ppw_rec_omp no_instance = {1, 0, 2, PPW_OMP_BEGIN, 0};
+    rf_record(&sr.events[0], PPW_EVT_OMP, &no_instance, sizeof no_instance, NULL, 0, NULL);
+    rf_finish(&sr.events[0]);
+    write_run(&sr, "omp-instance");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "OMP instance 0");
+    sample_run_free(&sr);
+
+    if (!build(&sr, 0))
+        return;
     size_t slot = PPW_RUN_HEADER_SIZE + PPW_PROFILE_SLOT_SIZE; /* thread 0's work <- main */
     set_u32(&sr.profile[0], slot + offsetof(struct ppw_rec_timer, path) + 4, 9);
     write_run(&sr, "timer-region");
@@ -1132,7 +1149,7 @@ static void test_master_clock(void)
     CHECK(ppw_run_master_ns(&run, 2000000000) == 2000002000);
     CHECK(ppw_run_master_ns(&run, 3000000000) == 3000003000);
     CHECK(ppw_run_master_ns(&run, 4000000000) == 4000004000); /* extrapolated */
-    run.mpi.init_master_ns = 999999000; /* a negative offset */
+    run.mpi.init_master_ns = 999999000;                       /* a negative offset */
     run.mpi.fini_master_ns = 2999999000;
     CHECK(ppw_run_master_ns(&run, 2000000000) == 1999999000);
 }

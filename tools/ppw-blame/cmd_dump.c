@@ -413,6 +413,41 @@ static void dump_event(struct dump *d, const struct ppw_run_thread *t,
     putc('\n', out);
 }
 
+static const char *omp_event_name(uint32_t event)
+{
+    static const char *const names[] = {"", "spawn_parallel", "spawn_task", "begin", "end"};
+    return event < sizeof names / sizeof names[0] ? names[event] : "?";
+}
+
+/* The PPW_EVT_OMP records, all threads', after the trace. */
+static void dump_omp(struct dump *d)
+{
+    FILE *out = d->out;
+    bool first = true;
+    if (d->json)
+        fputs(",\n\"omp\":[", out);
+    for (size_t i = 0; i < d->run->thread_count; i++) {
+        const struct ppw_run_thread *t = &d->run->threads[i];
+        for (size_t k = 0; k < t->omp_event_count; k++) {
+            const struct ppw_run_omp_event *e = &t->omp_events[k];
+            if (d->json)
+                fprintf(out,
+                        "%s{\"thread\":%" PRIu32 ",\"time_ns\":%" PRIu64
+                        ",\"event\":\"%s\",\"instance\":%" PRIu32 ",\"tag\":%" PRIu32 "}",
+                        first ? "\n" : ",\n", t->index, e->time_ns, omp_event_name(e->event),
+                        e->instance, e->tag);
+            else
+                fprintf(out,
+                        "omp thread=%" PRIu32 " time_ns=%" PRIu64 " event=%s instance=%" PRIu32
+                        " tag=%" PRIu32 "\n",
+                        t->index, e->time_ns, omp_event_name(e->event), e->instance, e->tag);
+            first = false;
+        }
+    }
+    if (d->json)
+        fputs("]", out);
+}
+
 static void dump_trace(struct dump *d)
 {
     bool first = true;
@@ -429,6 +464,7 @@ static void dump_trace(struct dump *d)
     }
     if (d->json)
         fputs("]", d->out);
+    dump_omp(d);
 }
 
 /* ---- command ---- */

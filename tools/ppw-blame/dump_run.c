@@ -145,8 +145,8 @@ static void json_probe(FILE *out, const struct ppw_run_thread *t)
     fprintf(out,
             "{\"period\":%" PRIu32 ",\"start_count\":%" PRIu64 ",\"start_ns\":%" PRIu64
             ",\"start_tail_ns\":%" PRIu64 ",\"end_count\":%" PRIu64 ",\"end_ns\":%" PRIu64
-            ",\"end_head_ns\":%" PRIu64 ",\"throttled_count\":%" PRIu64
-            ",\"throttled_ns\":%" PRIu64 ",\"interrupted\":%" PRIu64 ",\"clock_ns\":%" PRIu64 "}",
+            ",\"end_head_ns\":%" PRIu64 ",\"throttled_count\":%" PRIu64 ",\"throttled_ns\":%" PRIu64
+            ",\"interrupted\":%" PRIu64 ",\"clock_ns\":%" PRIu64 "}",
             w->window_period, w->start_count, w->start_ns, w->start_tail_ns, w->end_count,
             w->end_ns, w->end_head_ns, w->throttled_count, w->throttled_ns, w->interrupted,
             w->clock_ns);
@@ -267,10 +267,10 @@ static void json_thread(struct dump *d, const struct ppw_run_thread *t)
         fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "", ppw_run_drop_name(r), t->dropped[r]);
     fprintf(out,
             "},\"handler_ns\":%" PRIu64
-            ",\"stacks\":%zu,\"samples\":%zu,\"trace_events\":%zu,\"timers\":%zu,"
-            "\"throttles\":%zu",
-            t->handler_ns, t->stack_count, t->sample_count, t->trace_count, t->timer_count,
-            t->throttle_count);
+            ",\"stacks\":%zu,\"samples\":%zu,\"trace_events\":%zu,\"omp_events\":%zu,"
+            "\"timers\":%zu,\"throttles\":%zu",
+            t->handler_ns, t->stack_count, t->sample_count, t->trace_count, t->omp_event_count,
+            t->timer_count, t->throttle_count);
     json_probe(out, t);
     putc('}', out);
 }
@@ -293,8 +293,8 @@ static void json_run(struct dump *d)
                 "{\"rank\":%" PRIu32 ",\"size\":%" PRIu32 ",\"job_id\":%" PRIu64
                 ",\"init_local_ns\":%" PRIu64 ",\"init_master_ns\":%" PRIu64
                 ",\"fini_local_ns\":%" PRIu64 ",\"fini_master_ns\":%" PRIu64 ",\"host\":",
-                m->rank, m->size, m->job_id, m->init_local_ns, m->init_master_ns,
-                m->fini_local_ns, m->fini_master_ns);
+                m->rank, m->size, m->job_id, m->init_local_ns, m->init_master_ns, m->fini_local_ns,
+                m->fini_master_ns);
         json_string(out, m->host);
         putc('}', out);
     } else {
@@ -489,14 +489,16 @@ static void text_thread(struct dump *d, const struct ppw_run_thread *t)
     for (unsigned r = 0; r < PPW_DROP_REASONS; r++)
         fprintf(out, " %s=%" PRIu64, ppw_run_drop_name(r), t->dropped[r]);
     fprintf(out, " handler_ns=%" PRIu64, t->handler_ns);
-    fprintf(out, "\n  stacks=%zu samples=%zu trace_events=%zu timers=%zu throttles=%zu\n",
-            t->stack_count, t->sample_count, t->trace_count, t->timer_count, t->throttle_count);
+    fprintf(out,
+            "\n  stacks=%zu samples=%zu trace_events=%zu omp_events=%zu timers=%zu throttles=%zu\n",
+            t->stack_count, t->sample_count, t->trace_count, t->omp_event_count, t->timer_count,
+            t->throttle_count);
     const struct ppw_run_probe *w = &t->probe;
     if (t->has_probe)
         fprintf(out,
                 "  probe_windows period=%" PRIu32 " start=%" PRIu64 "/%" PRIu64 "ns tail=%" PRIu64
-                "ns end=%" PRIu64 "/%" PRIu64 "ns head=%" PRIu64 "ns throttled=%" PRIu64
-                "/%" PRIu64 "ns interrupted=%" PRIu64 " clock=%" PRIu64 "ns\n",
+                "ns end=%" PRIu64 "/%" PRIu64 "ns head=%" PRIu64 "ns throttled=%" PRIu64 "/%" PRIu64
+                "ns interrupted=%" PRIu64 " clock=%" PRIu64 "ns\n",
                 w->window_period, w->start_count, w->start_ns, w->start_tail_ns, w->end_count,
                 w->end_ns, w->end_head_ns, w->throttled_count, w->throttled_ns, w->interrupted,
                 w->clock_ns);

@@ -2,8 +2,10 @@
  * chrome://tracing and Perfetto ("Trace Event Format", the JSON Object
  * form).  Each rank (or the run's process) is a pid, each thread a tid; a
  * thread's life is a complete slice, GASP regions are B/E slices inside
- * it, ATOMIC events instants; flows join a creating thread to the thread
- * it created and an MPI send to the receive that took its message.  Times
+ * it, ATOMIC events instants, OpenMP implicit tasks and task stretches
+ * complete slices; flows join a creating thread to the thread it created,
+ * an OpenMP region's or task's spawn to the threads that ran it, and an
+ * MPI send to the receive that took its message.  Times
  * are microseconds on rank 0's clock (the drift model), from the earliest
  * start. */
 #include <inttypes.h>
@@ -181,6 +183,105 @@ static void write_thread(struct chrome *c, const struct unit *u, const struct pp
     }
 }
 
+/* ---- OpenMP work (PPW_EVT_OMP) ---- */
+
+/* Where an OpenMP parallel region or task was spawned. */
+struct omp_spawn {
+    uint64_t at; /* local ns; 0: no spawn record */
+    uint32_t tid, event;
+    bool flowed; /* a task's flow is drawn once, to where it first runs */
+};
+
+/* A flow from the spawn to where its work begins. */
+static void omp_flow(struct chrome *c, const struct unit *u, const struct omp_spawn *from,
+                     uint32_t tid, uint64_t at)
+{
+    uint64_t id = ++c->flow_ids;
+    event(c, "s", u->pid, from->tid);
+    fprintf(c->out, ",\"name\":\"spawn\",\"cat\":\"omp\",\"id\":%" PRIu64, id);
+    ts(c, u->run, from->at);
+    putc('}', c->out);
+    event(c, "f", u->pid, tid);
+    fprintf(c->out, ",\"name\":\"spawn\",\"cat\":\"omp\",\"bp\":\"e\",\"id\":%" PRIu64, id);
+    ts(c, u->run, at > from->at ? at : from->at);
+    putc('}', c->out);
+}
+
+/* One stretch of OpenMP work on a thread, as a complete slice. */
+static void omp_slice(struct chrome *c, const struct unit *u, uint32_t tid,
+                      const struct ppw_run_omp_event *begin, uint64_t end_ns, bool task)
+{
+    event(c, "X", u->pid, tid);
+    fprintf(c->out, ",\"name\":\"%s\",\"cat\":\"omp\"", task ? "omp task" : "omp parallel");
+    ts(c, u->run, begin->time_ns);
+    fputs(",\"dur\":", c->out);
+    json_double(c->out, end_ns > begin->time_ns ? (double)(end_ns - begin->time_ns) / 1e3 : 0);
+    fprintf(c->out, ",\"args\":{\"instance\":%" PRIu32 ",\"spawn_tag\":%" PRIu32 "}}",
+            begin->instance, begin->tag);
+}
+
+/* Each thread's implicit tasks and task stretches as slices (BEGIN to its
+ * END, nested as they ran), and a flow from each spawn to each thread that
+ * ran the region, or to where the task first ran.  0, or -1 out of memory. */
+static int write_omp(struct chrome *c, const struct unit *u)
+{
+    const struct ppw_run *run = u->run;
+    uint32_t max = 0;
+    for (size_t t = 0; t < run->thread_count; t++)
+        for (size_t k = 0; k < run->threads[t].omp_event_count; k++)
+            if (run->threads[t].omp_events[k].instance > max)
+                max = run->threads[t].omp_events[k].instance;
+    if (!max)
+        return 0;
+    struct omp_spawn *spawns = calloc((size_t)max + 1, sizeof *spawns);
+    if (!spawns)
+        return -1;
+    for (size_t t = 0; t < run->thread_count; t++) {
+        const struct ppw_run_thread *th = &run->threads[t];
+        for (size_t k = 0; k < th->omp_event_count; k++) {
+            const struct ppw_run_omp_event *e = &th->omp_events[k];
+            if (e->event == PPW_OMP_SPAWN_PARALLEL || e->event == PPW_OMP_SPAWN_TASK)
+                spawns[e->instance] = (struct omp_spawn){e->time_ns, th->index, e->event, false};
+        }
+    }
+    enum { DEPTH = 64 };
+    for (size_t t = 0; t < run->thread_count; t++) {
+        const struct ppw_run_thread *th = &run->threads[t];
+        const struct ppw_run_omp_event *open[DEPTH];
+        size_t depth = 0;
+        for (size_t k = 0; k < th->omp_event_count; k++) {
+            const struct ppw_run_omp_event *e = &th->omp_events[k];
+            struct omp_spawn *from = &spawns[e->instance];
+            bool task = from->event == PPW_OMP_SPAWN_TASK;
+            if (e->event == PPW_OMP_BEGIN) {
+                if (from->at && !(task && from->flowed))
+                    omp_flow(c, u, from, th->index, e->time_ns);
+                from->flowed = true;
+                if (depth < DEPTH)
+                    open[depth++] = e;
+            } else if (e->event == PPW_OMP_END) {
+                /* the innermost open stretch of this instance, and those
+                 * above it, which lost their END, close here */
+                size_t d = depth;
+                while (d > 0 && open[d - 1]->instance != e->instance)
+                    d--;
+                while (d > 0 && depth >= d) {
+                    const struct ppw_run_omp_event *b = open[--depth];
+                    omp_slice(c, u, th->index, b, e->time_ns,
+                              spawns[b->instance].event == PPW_OMP_SPAWN_TASK);
+                }
+            }
+        }
+        uint64_t end = thread_end(run, th);
+        while (depth > 0) { /* still running when the trace ends */
+            const struct ppw_run_omp_event *b = open[--depth];
+            omp_slice(c, u, th->index, b, end, spawns[b->instance].event == PPW_OMP_SPAWN_TASK);
+        }
+    }
+    free(spawns);
+    return 0;
+}
+
 /* Sends by (receiver, sender, tag, time), receives by (receiver, sender,
  * tag, time): equal keys line up in the same order in both. */
 static int key_cmp(uint32_t to_a, uint32_t from_a, uint64_t tag_a, uint64_t at_a, uint32_t to_b,
@@ -300,7 +401,7 @@ int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, stru
         if (u == 0 || start < c.base)
             c.base = start;
         for (size_t t = 0; t < run->thread_count; t++)
-            traced += run->threads[t].trace_count;
+            traced += run->threads[t].trace_count + run->threads[t].omp_event_count;
     }
     if (!rc && !traced)
         rc =
@@ -329,6 +430,8 @@ int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, stru
                     if (collect_message(&c, unit, th, &th->traces[i]))
                         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
             }
+            if (!rc && write_omp(&c, unit) != 0)
+                rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
         }
         if (!rc)
             write_messages(&c);
