@@ -12,7 +12,9 @@
 #               from each spawn to the threads that ran it), and of a
 #               4-rank MPI ring: balanced slices per track, a flow per thread
 #               created and one per message, each flow's ends on its tracks
-#   pprof       gzip, then protoc decodes it as perftools.profiles.Profile: the
+#   pprof       gzip; Google's pprof (built from Debian's source) reads it, with
+#               the samples' total and the thread and variable labels; protoc
+#               decodes it as perftools.profiles.Profile: the
 #               samples add up, every location and function id resolves, and
 #               the blamed array is a label
 #   csv         report, code and lines --format csv read by Python's csv module
@@ -235,6 +237,24 @@ assert any(strings[int(k)] == "variable" and strings[int(v)] == "field" for k, v
 print("export.pprof: decodes; %d samples in %d stacks, %d locations, %d functions"
       % (samples, len(sample_blocks), len(locs), len(funcs)))
 EOF
+    # And Google's pprof itself, built from Debian's source package (its
+    # Go code and vendored dependencies; a few seconds, once per tree).
+    pprof=$build/test/export/pprof
+    if [ ! -x "$pprof" ]; then
+        mkdir -p "$build/test/export/gocache" &&
+            GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$build/test/export/gocache \
+                go build -o "$pprof" github.com/google/pprof 2>go.err ||
+            fail "cannot build pprof (golang-go, golang-github-google-pprof-dev): $(head -3 go.err)"
+    fi
+    "$pprof" -top -sample_index=samples p.pb.gz >top.txt 2>err.txt || fail "pprof -top: $(cat err.txt)"
+    grep -q "of $samples total" top.txt || fail "pprof's total is not $samples: $(head -5 top.txt)"
+    grep -qE ' sweep$' top.txt || fail "pprof -top has no sweep: $(cat top.txt)"
+    "$pprof" -tags p.pb.gz >tags.txt 2>err.txt || fail "pprof -tags: $(cat err.txt)"
+    grep -qE '^ *variable: Total' tags.txt && grep -qE ': field$' tags.txt ||
+        fail "pprof sees no variable label field: $(cat tags.txt)"
+    grep -qE ': thread 1$' tags.txt && grep -qE ': thread 2$' tags.txt &&
+        ! grep -q 4294967295 tags.txt || fail "pprof's thread labels: $(cat tags.txt)"
+    echo "export.pprof: Google's pprof reads it: $(grep -c . top.txt) lines of -top, labels thread and variable"
     ;;
 csv)
     barrier

@@ -232,7 +232,7 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         return ppw_err_set(
             err, PPW_EUSAGE,
             "export: --to chrome reads a traced run: no --folded, --top or --thread");
-    if (o->fmt == TO_SPEEDSCOPE)
+    if (o->fmt == TO_SPEEDSCOPE || o->fmt == TO_PPROF) /* a profile or label per thread */
         o->view.split_threads = true;
     return view_check_opts(&o->view, "export", 0, err);
 }

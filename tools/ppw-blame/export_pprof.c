@@ -150,16 +150,19 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
         values[2 * k + 1] = seconds ? (int64_t)(st->weight * 1e9 + 0.5) : (int64_t)st->weight;
         sm->label = &label_ptrs[next_label];
         char thread[48];
-        if (in->job)
-            snprintf(thread, sizeof thread, "rank %" PRIu32 " thread %" PRIu32,
-                     st->thread / PPW_JOB_RANK_SHIFT, st->thread % PPW_JOB_RANK_SHIFT);
-        else
-            snprintf(thread, sizeof thread, "thread %" PRIu32, st->thread);
-        Label *l = &labels[next_label];
-        perftools__profiles__label__init(l);
-        l->key = key_thread;
-        l->str = str(&p, thread); /* the table keeps a copy */
-        label_ptrs[next_label++] = l;
+        Label *l;
+        if (st->thread != UINT32_MAX) { /* (folded input has no threads) */
+            if (in->job)
+                snprintf(thread, sizeof thread, "rank %" PRIu32 " thread %" PRIu32,
+                         st->thread / PPW_JOB_RANK_SHIFT, st->thread % PPW_JOB_RANK_SHIFT);
+            else
+                snprintf(thread, sizeof thread, "thread %" PRIu32, st->thread);
+            l = &labels[next_label];
+            perftools__profiles__label__init(l);
+            l->key = key_thread;
+            l->str = str(&p, thread); /* the table keeps a copy */
+            label_ptrs[next_label++] = l;
+        }
         const char *var = export_stack_variable(blame, s);
         if (var) {
             l = &labels[next_label];
