@@ -316,7 +316,7 @@ static int read_thread(struct loader *l, const struct rec *r)
 static int read_thread_end(struct loader *l, const struct rec *r)
 {
     typedef struct ppw_rec_thread_end T;
-    int rc = check_body(l, r, sizeof(T), "THREAD_END");
+    int rc = check_body(l, r, offsetof(T, runqueue_ns), "THREAD_END");
     if (rc)
         return rc;
     uint32_t index = F32(r->body, T, index);
@@ -330,6 +330,8 @@ static int read_thread_end(struct loader *l, const struct rec *r)
     t->end_ns = F64(r->body, T, end_ns);
     t->cpu_ns = F64(r->body, T, cpu_ns);
     t->samples_recorded = F64(r->body, T, samples);
+    /* 1.3 added runqueue_ns */
+    t->runqueue_ns = r->body_size >= sizeof(T) ? F64(r->body, T, runqueue_ns) : PPW_WAIT_UNKNOWN;
     t->ended = true;
     return 0;
 }

@@ -2,6 +2,7 @@
 #include "thread.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -64,6 +65,32 @@ static uint64_t cpu_ns_of(uint32_t tid)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* Time the thread waited on a run queue, from the kernel's schedstat
+ * (Linux 2.6.9+, CONFIG_SCHED_INFO): "cpu_ns runqueue_ns timeslices".
+ * Raw system calls only: this can run at exit, from a signal handler. */
+static uint64_t runqueue_ns_of(uint32_t tid)
+{
+    char path[64], buf[96];
+    ppw_format(path, sizeof path, "/proc/self/task/%u/schedstat", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return PPW_WAIT_UNKNOWN;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return PPW_WAIT_UNKNOWN;
+    buf[n] = '\0';
+    const char *p = buf;
+    while (*p >= '0' && *p <= '9') /* the CPU time: CLOCK_THREAD_CPUTIME_ID says it */
+        p++;
+    if (*p++ != ' ' || *p < '0' || *p > '9')
+        return PPW_WAIT_UNKNOWN;
+    uint64_t wait = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        wait = wait * 10 + (uint64_t)(*p - '0');
+    return wait;
+}
+
 static void write_begin(struct ppw_thread *t)
 {
     struct ppw_rec_thread rec = {
@@ -85,6 +112,7 @@ static void write_end(struct ppw_thread *t, uint32_t flags)
         .end_ns = ppw_now_ns(),
         .cpu_ns = cpu_ns_of(t->tid),
         .samples = t->nsamples,
+        .runqueue_ns = runqueue_ns_of(t->tid),
     };
     ppw_runfile_append(PPW_RUN_THREAD_END, &rec, sizeof(rec), 0, NULL);
 }
@@ -101,8 +129,8 @@ struct ppw_thread *ppw_thread_begin(uint32_t parent, uint32_t root_tag, uint64_t
 {
     if (self)
         return self;
-    void *mem = mmap(NULL, state_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
+    void *mem =
+        mmap(NULL, state_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
     struct ppw_thread *t = mem;
@@ -220,8 +248,7 @@ struct ppw_stream *ppw_thread_events(struct ppw_thread *t)
         return NULL;
     char name[32];
     ppw_format(name, sizeof(name), "t%u.events.ppw", t->index);
-    int rc = ppw_stream_open(&t->events, dirfd, name, PPW_FILE_EVENTS, t->index,
-                             ppw_config.window);
+    int rc = ppw_stream_open(&t->events, dirfd, name, PPW_FILE_EVENTS, t->index, ppw_config.window);
     if (rc != 0) {
         ppw_runfile_note(1, "thread %u: cannot create %s: %s; its spawn and trace records are lost",
                          t->index, name, strerror(-rc));

@@ -218,12 +218,12 @@ static void write_run_file(struct run_file *f, const struct run_image *exe, cons
     rf_record(f, PPW_RUN_CONFIG, &config, sizeof config, NULL, 0, NULL);
     rf_module(f, PPW_RUN_MODULE, exe, PPW_MODULE_EXE);
     for (uint32_t t = 0; t < NTHREADS; t++) {
-        struct ppw_rec_thread th = {t, 1000 + t, t ? 0 : UINT32_MAX, t,
-                                    t ? funcs[roots[t]].insn[0] + BIAS : 0, 1000 + t};
+        struct ppw_rec_thread th = {
+            t, 1000 + t, t ? 0 : UINT32_MAX, t, t ? funcs[roots[t]].insn[0] + BIAS : 0, 1000 + t};
         rf_record(f, PPW_RUN_THREAD, &th, sizeof th, NULL, 0, NULL);
     }
     for (uint32_t t = NTHREADS; t-- > 0;) {
-        struct ppw_rec_thread_end e = {t, 0, end_ns, end_ns, nsamples[t]};
+        struct ppw_rec_thread_end e = {t, 0, end_ns, end_ns, nsamples[t], 0};
         rf_record(f, PPW_RUN_THREAD_END, &e, sizeof e, NULL, 0, NULL);
     }
     struct ppw_rec_finish finish = {end_ns + 1, NTHREADS};

@@ -223,7 +223,12 @@ struct ppw_rec_thread_end {
     uint64_t end_ns;
     uint64_t cpu_ns;  /* CLOCK_THREAD_CPUTIME_ID at the end */
     uint64_t samples; /* samples recorded */
+    /* 1.3: time it was ready to run but waited for a CPU (schedstat's run
+     * delay: the machine busy with other threads or processes);
+     * PPW_WAIT_UNKNOWN when the kernel does not say */
+    uint64_t runqueue_ns;
 };
+#define PPW_WAIT_UNKNOWN UINT64_MAX
 
 /* An MPI rank (1.1).  Clocks are aligned with PPW's linear-drift model
  * (seed 003): at init and at finalize each rank measures rank 0's clock
@@ -398,6 +403,7 @@ _Static_assert(sizeof(struct ppw_rec_stack) == 8, "stack record");
 _Static_assert(sizeof(struct ppw_rec_sample) == 24, "sample record");
 _Static_assert(sizeof(struct ppw_rec_spawn) == 24, "spawn record");
 _Static_assert(sizeof(struct ppw_rec_omp) == 24, "omp record");
+_Static_assert(sizeof(struct ppw_rec_thread_end) == 40, "thread end record");
 _Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
 _Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
 _Static_assert(sizeof(struct ppw_rec_mpi) == 48, "mpi record");

@@ -113,6 +113,8 @@ case_pthreads() {
     run_ppw p ./threads
     dump p all || return
     check "four threads, all ended" '(.threads | length) == 4 and ([.threads[] | .ended] | all)' p.all.json
+    check "each thread's run-queue wait is known (schedstat) and below its life" \
+        '[.threads[] | .runqueue_ns != null and .runqueue_ns < .end_ns - .start_ns] | all' p.all.json
     check "workers were sampled" '[.samples[] | select(.thread != 0)] | length > 100' p.all.json
     check "every worker sample glues to main through a pthread spawn record" \
         '[.samples[] | select(.thread != 0) | .reaches_main and (.glue_error == null)] | all' p.all.json

@@ -49,7 +49,7 @@ check run '.run | keys_unsorted == ["info", "argv", "env", "metric", "config", "
            and ([.regions[].id] == [1, 2, 3, 4]) and .regions[2].tag_name == "GASP_C_MALLOC"
            and .regions[2].op == "memory alloc" and .regions[3].tag_name == null
            and .notes == [{"severity": 1, "message": "sample buffer grew"}]'
-check threads '[.threads[].index] == [0, 1]
+check threads '[.threads[].index] == [0, 1] and [.threads[].runqueue_ns] == [null, 500]
            and (.threads[0] | .parent == null and .start_routine == null and .ended
                 and (.at_exit | not) and .files.samples.closed and .handler_ns == 12345)
            and (.threads[1] | .parent == 0 and .root_tag == 1 and .at_exit

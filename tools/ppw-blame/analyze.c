@@ -610,7 +610,7 @@ static double init_term_ns(const struct ppw_run *run)
 
 static int find_coven(struct engine *e, struct ppw_err *err)
 {
-    double cpu = 0, wall = 0, comm = 0, bytes = 0, top_ns = 0;
+    double cpu = 0, wall = 0, comm = 0, bytes = 0, top_ns = 0, runqueue = 0;
     const struct ppw_run_region *top = NULL; /* the call site communicating longest */
     unsigned ncpus = 0;
     for (size_t u = 0; u < e->in->nunits; u++) {
@@ -623,6 +623,8 @@ static int find_coven(struct engine *e, struct ppw_err *err)
             ncpus = run->info.ncpus;
         for (size_t t = 0; t < run->thread_count; t++) {
             cpu += thread_cpu_ns(run, &run->threads[t]);
+            if (run->threads[t].ended && run->threads[t].runqueue_ns != PPW_WAIT_UNKNOWN)
+                runqueue += (double)run->threads[t].runqueue_ns;
             for (size_t r = 0; r < run->region_count; r++) {
                 const struct ppw_run_region *g = &run->regions[r];
                 if (!is_mpi_tag(g->tag) || !is_comm_op(g->op))
@@ -641,7 +643,13 @@ static int find_coven(struct engine *e, struct ppw_err *err)
     }
     if (!ncpus)
         ncpus = 1;
-    double capacity = wall * ncpus;
+    /* What the machine offered the program: its CPUs over the wall time,
+     * less the time its threads were ready but waited for a CPU (other
+     * processes', or its own threads outnumbering the CPUs).  A loaded
+     * machine is not a program that leaves CPUs idle. */
+    double capacity = wall * ncpus - runqueue;
+    if (capacity < cpu)
+        capacity = cpu;
     double util = capacity > 0 ? 100 * cpu / capacity : 100;
     /* Communication first: time in MPI calls is also CPU the ranks left
      * idle, which the utilisation rule must not count again. */
@@ -683,9 +691,9 @@ static int find_coven(struct engine *e, struct ppw_err *err)
             f->lost_pct = 100 * own / capacity; /* of the CPU time the machine offered */
             setf(f->region, sizeof f->region, "the whole run");
             setf(f->evidence, sizeof f->evidence,
-                 "CPU time %.3f s over %.3f s of wall time on %u CPUs: %.0f%% utilisation "
-                 "(threshold %.0f%%)",
-                 ns_to_s(cpu), ns_to_s(wall), ncpus, util, e->t->cpu_util_pct);
+                 "CPU time %.3f s over %.3f s of wall time on %u CPUs, less %.3f s the threads "
+                 "waited for a CPU: %.0f%% utilisation (threshold %.0f%%)",
+                 ns_to_s(cpu), ns_to_s(wall), ncpus, ns_to_s(runqueue), util, e->t->cpu_util_pct);
         }
     }
     return 0;

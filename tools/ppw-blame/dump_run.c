@@ -258,6 +258,7 @@ static void json_thread(struct dump *d, const struct ppw_run_thread *t)
     json_u64_if(out, "end_ns", t->ended, t->end_ns);
     json_u64_if(out, "cpu_ns", t->ended, t->cpu_ns);
     json_u64_if(out, "samples_recorded", t->ended, t->samples_recorded);
+    json_u64_if(out, "runqueue_ns", t->ended && t->runqueue_ns != PPW_WAIT_UNKNOWN, t->runqueue_ns);
     fputs(",\"files\":{", out);
     json_file(out, "samples", &t->samples_file);
     json_file(out, "events", &t->events_file);
@@ -478,11 +479,14 @@ static void text_thread(struct dump *d, const struct ppw_run_thread *t)
     } else {
         fputs(" (no THREAD record)", out);
     }
-    if (t->ended)
-        fprintf(out, " %s end_ns=%" PRIu64 " cpu_ns=%" PRIu64 " samples_recorded=%" PRIu64 "\n",
+    if (t->ended) {
+        fprintf(out, " %s end_ns=%" PRIu64 " cpu_ns=%" PRIu64 " samples_recorded=%" PRIu64,
                 t->end_flags & PPW_THREAD_END_AT_EXIT ? "running_at_exit" : "ended", t->end_ns,
                 t->cpu_ns, t->samples_recorded);
-    else
+        if (t->runqueue_ns != PPW_WAIT_UNKNOWN)
+            fprintf(out, " runqueue_ns=%" PRIu64, t->runqueue_ns);
+        putc('\n', out);
+    } else
         fputs(" never_ended\n", out);
     fprintf(out, "  files samples=%s events=%s profile=%s dropped", file_state(&t->samples_file),
             file_state(&t->events_file), file_state(&t->profile_file));
