@@ -22,6 +22,8 @@ enum {
     CALL_RECORD_MIN = 8 + 7,
     LOC_MIN = 3,
     BINDING_MIN = 4,
+    ACCESS_LOC_MIN = 4,
+    ACCESS_ENTRY_MIN = 3,
 };
 
 #define CORRUPT(p, pos, ...)                                                                  \
@@ -45,7 +47,7 @@ struct parser {
     bool have_strtab, have_unit_record;
 
     /* the FUNC whose VAR and CALL records are being read */
-    bool in_func;
+    bool in_func, have_access;
     size_t func_pos; /* section offset of its record */
     uint64_t vars_announced, calls_announced;
 };
@@ -344,6 +346,7 @@ static int read_func(struct parser *p, struct cursor *c, size_t chunk_end)
         return no_memory(p);
     g->func_count++;
     p->in_func = true;
+    p->have_access = false;
     return 0;
 }
 
@@ -483,6 +486,74 @@ static int read_call(struct parser *p, struct cursor *c)
     return 0;
 }
 
+static int read_access_entries(struct parser *p, struct cursor *c,
+                               struct ppw_static_access *access)
+{
+    const struct ppw_static_func *func = current_func(p);
+    size_t at = c->pos;
+    uint64_t count;
+    int rc = read_uleb(p, c, "ACCESS entry_count", &count);
+    if (rc)
+        return rc;
+    if (count == 0 || count > (c->end - c->pos) / ACCESS_ENTRY_MIN)
+        return CORRUPT(p, at, "ACCESS entry_count %llu is 0 or cannot fit in the %zu bytes left",
+                       (unsigned long long)count, c->end - c->pos);
+    access->entries = ppw_arena_calloc(p->graph->arena, count, sizeof *access->entries);
+    if (!access->entries)
+        return no_memory(p);
+    for (size_t i = 0; i < count; i++) {
+        struct ppw_static_access_entry *entry = &access->entries[i];
+        at = c->pos;
+        if ((rc = read_u32(p, c, "ACCESS var", &entry->var)) ||
+            (rc = read_u32(p, c, "ACCESS reads", &entry->reads)) ||
+            (rc = read_u32(p, c, "ACCESS writes", &entry->writes)))
+            return rc;
+        if (entry->var >= func->var_count)
+            return CORRUPT(p, at, "FUNC '%s': ACCESS names variable %u of %zu read so far",
+                           func->name, entry->var, func->var_count);
+        if (!entry->reads && !entry->writes)
+            return CORRUPT(p, at, "FUNC '%s': ACCESS entry with no read and no write",
+                           func->name);
+    }
+    access->entry_count = count;
+    return 0;
+}
+
+/* The function's accesses by location (format 1.1), after its VARs. */
+static int read_access(struct parser *p, struct cursor *c)
+{
+    size_t record_pos = c->pos - 8;
+    if (!p->in_func)
+        return CORRUPT(p, record_pos, "ACCESS record outside a FUNC");
+    struct ppw_static_func *func = current_func(p);
+    if (p->have_access)
+        return CORRUPT(p, record_pos, "FUNC '%s' has a second ACCESS record", func->name);
+    p->have_access = true;
+    size_t at = c->pos;
+    uint64_t count;
+    int rc = read_uleb(p, c, "ACCESS location_count", &count);
+    if (rc)
+        return rc;
+    if (count > (c->end - c->pos) / ACCESS_LOC_MIN)
+        return CORRUPT(p, at, "ACCESS location_count %llu cannot fit in the %zu bytes left",
+                       (unsigned long long)count, c->end - c->pos);
+    func->accesses = ppw_arena_calloc(p->graph->arena, count, sizeof *func->accesses);
+    if (count && !func->accesses)
+        return no_memory(p);
+    for (size_t i = 0; i < count; i++) {
+        struct ppw_static_access *access = &func->accesses[i];
+        if ((rc = read_str(p, c, "ACCESS file", &access->loc.file)) ||
+            (rc = read_u32(p, c, "ACCESS line", &access->loc.line)) ||
+            (rc = read_u32(p, c, "ACCESS col", &access->loc.col)) ||
+            (rc = read_access_entries(p, c, access)))
+            return rc;
+        if (!access->loc.file[0])
+            access->loc.file = func->file;
+        func->access_count = i + 1;
+    }
+    return 0;
+}
+
 /* Fields past the ones read here are a newer minor version's: ignored. */
 static int read_record(struct parser *p, uint32_t kind, struct cursor *body, size_t chunk_end)
 {
@@ -500,6 +571,8 @@ static int read_record(struct parser *p, uint32_t kind, struct cursor *body, siz
         return read_call(p, body);
     case PPW_REC_GLOBAL:
         return (rc = close_func(p, body->pos - 8)) ? rc : read_global(p, body);
+    case PPW_REC_ACCESS:
+        return read_access(p, body);
     default:
         return 0; /* a newer minor version's record kind */
     }
@@ -615,6 +688,8 @@ static int read_records(struct parser *p, size_t start, const struct chunk_heade
     struct cursor c = { p->sec, start + h->header_size, chunk_end };
     uint32_t count = 0;
     int rc = begin_unit(p, h->unit_id);
+    if (!rc)
+        p->graph->units[p->unit].minor = h->minor;
     while (!rc && c.pos < c.end) {
         uint32_t kind = 0;
         struct cursor body;

@@ -49,6 +49,18 @@ struct ppw_static_call {
     size_t binding_count;
 };
 
+/* Since format 1.1: the accesses of one source location (access view). */
+struct ppw_static_access_entry {
+    uint32_t var;          /* index into the function's vars */
+    uint32_t reads, writes; /* loads and stores (or memcpy, library arguments) */
+};
+
+struct ppw_static_access {
+    struct ppw_static_loc loc;
+    struct ppw_static_access_entry *entries;
+    size_t entry_count;
+};
+
 struct ppw_static_func {
     const char *name, *linkage_name, *file;
     uint32_t line, flags; /* enum ppw_func_flag */
@@ -57,6 +69,8 @@ struct ppw_static_func {
     size_t var_count;
     struct ppw_static_call *calls;
     size_t call_count;
+    struct ppw_static_access *accesses; /* sorted by location as written; NULL before 1.1 */
+    size_t access_count;
     size_t unit;          /* index into graph->units */
 };
 
@@ -64,6 +78,7 @@ struct ppw_static_unit {
     const char *source, *comp_dir, *producer;
     uint64_t unit_id;
     uint32_t analysed, skipped_nodebug;
+    uint16_t minor;       /* the chunk's minor format version (1: has ACCESS records) */
 };
 
 struct ppw_static_global {

@@ -173,6 +173,31 @@ static void text_call(FILE *out, const struct ppw_static_func *func,
     putc('\n', out);
 }
 
+/* "line:col" in the function's own file, "file:line:col" elsewhere. */
+static void text_location(FILE *out, const struct ppw_static_func *func,
+                          const struct ppw_static_loc *loc)
+{
+    if (strcmp(loc->file, func->file) != 0) {
+        cli_text(out, loc->file);
+        putc(':', out);
+    }
+    fprintf(out, "%u:%u", loc->line, loc->col);
+}
+
+/* One line per (location, variable): "  access 88:17 SD.grid[].xs reads=1 writes=0". */
+static void text_access(FILE *out, const struct ppw_static_func *func,
+                        const struct ppw_static_access *access)
+{
+    for (size_t i = 0; i < access->entry_count; i++) {
+        const struct ppw_static_access_entry *entry = &access->entries[i];
+        fputs("  access ", out);
+        text_location(out, func, &access->loc);
+        putc(' ', out);
+        cli_text(out, var_name(func, (int32_t)entry->var));
+        fprintf(out, " reads=%u writes=%u\n", entry->reads, entry->writes);
+    }
+}
+
 static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("function ", out);
@@ -195,6 +220,8 @@ static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
             return PPW_ENOMEM;
     for (size_t i = 0; i < func->call_count; i++)
         text_call(out, func, &func->calls[i]);
+    for (size_t i = 0; i < func->access_count; i++)
+        text_access(out, func, &func->accesses[i]);
     return 0;
 }
 
@@ -297,6 +324,26 @@ static void json_call(FILE *out, const struct ppw_static_func *func,
     fputs("]}", out);
 }
 
+static void json_accesses(FILE *out, const struct ppw_static_func *func)
+{
+    bool first = true;
+    putc('[', out);
+    for (size_t i = 0; i < func->access_count; i++) {
+        const struct ppw_static_access *access = &func->accesses[i];
+        for (size_t k = 0; k < access->entry_count; k++) {
+            const struct ppw_static_access_entry *entry = &access->entries[k];
+            fputs(first ? "{\"file\":" : ",{\"file\":", out);
+            first = false;
+            json_string(out, access->loc.file);
+            fprintf(out, ",\"line\":%u,\"col\":%u,\"variable\":", access->loc.line,
+                    access->loc.col);
+            json_string_or_null(out, var_name(func, (int32_t)entry->var));
+            fprintf(out, ",\"reads\":%u,\"writes\":%u}", entry->reads, entry->writes);
+        }
+    }
+    putc(']', out);
+}
+
 static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("{\"name\":", out);
@@ -320,7 +367,9 @@ static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
             putc(',', out);
         json_call(out, func, &func->calls[i]);
     }
-    fputs("],\"flags\":[", out);
+    fputs("],\"accesses\":", out);
+    json_accesses(out, func);
+    fputs(",\"flags\":[", out);
     const char *separator = "";
     if (func->flags & PPW_FUNC_ANALYSED)
         fprintf(out, "%s\"analysed\"", separator), separator = ",";
