@@ -39,21 +39,21 @@ static const char usage[] =
 
 static const char *var_kind_name(uint32_t kind)
 {
-    static const char *const names[] = { "?", "local", "param", "global", "static", "field",
-                                          "return" };
+    static const char *const names[] = {"?",      "local", "param", "global",
+                                        "static", "field", "return"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
 static const char *call_kind_name(uint32_t kind)
 {
-    static const char *const names[] = { "?", "direct", "indirect", "fork", "task", "spawn",
-                                          "library" };
+    static const char *const names[] = {"?",    "direct", "indirect", "fork",
+                                        "task", "spawn",  "library"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
 static const char *bind_mode_name(uint32_t mode)
 {
-    static const char *const names[] = { "?", "ref", "value", "return", "written", "source" };
+    static const char *const names[] = {"?", "ref", "value", "return", "written", "source"};
     return mode < sizeof names / sizeof names[0] ? names[mode] : "?";
 }
 
@@ -61,9 +61,9 @@ static const struct {
     uint32_t bit;
     const char *name;
 } var_flag_names[] = {
-    { PPW_VAR_EXIT_WRITTEN, "exit_written" }, { PPW_VAR_EXIT_RETURNED, "exit_returned" },
-    { PPW_VAR_EXIT_GLOBAL, "exit_global" },   { PPW_VAR_WRITTEN, "written" },
-    { PPW_VAR_PASSED_BY_REF, "passed_by_ref" }, { PPW_VAR_SSA, "ssa" },
+    {PPW_VAR_EXIT_WRITTEN, "exit_written"},   {PPW_VAR_EXIT_RETURNED, "exit_returned"},
+    {PPW_VAR_EXIT_GLOBAL, "exit_global"},     {PPW_VAR_WRITTEN, "written"},
+    {PPW_VAR_PASSED_BY_REF, "passed_by_ref"}, {PPW_VAR_SSA, "ssa"},
 };
 
 static const char *func_display_name(const struct ppw_static_func *func)
@@ -391,7 +391,7 @@ static bool selected(const struct static_opts *opts, const struct ppw_static_fun
 static int print_graph(FILE *out, const struct static_opts *opts,
                        const struct ppw_static_graph *graph)
 {
-    struct line_buf buf = { 0 };
+    struct line_buf buf = {0};
     bool json = opts->format == FORMAT_JSON, first = true;
     int rc = 0;
     if (json) {
@@ -471,7 +471,7 @@ static int check_function_exists(const struct static_opts *opts,
 
 int cmd_static(int argc, char **argv)
 {
-    struct static_opts opts = { 0 };
+    struct static_opts opts = {0};
     struct ppw_err err;
     ppw_err_clear(&err);
     if (parse_args(argc, argv, &opts, &err))
