@@ -282,7 +282,8 @@ static void print_report(FILE *out, const struct report *p)
 static int parse_view(struct report *p, struct ppw_err *err)
 {
     if (p->exclusive && p->view_name && strcmp(p->view_name, "exclusive") != 0)
-        return ppw_err_set(err, PPW_EUSAGE, "--exclusive contradicts --view %s", p->view_name);
+        return ppw_err_set(err, PPW_EUSAGE, "report: --exclusive contradicts --view %s",
+                           p->view_name);
     p->view = p->exclusive ? REPORT_EXCLUSIVE : REPORT_BLAME;
     if (!p->view_name)
         return 0;
@@ -291,7 +292,8 @@ static int parse_view(struct report *p, struct ppw_err *err)
             p->view = (enum report_view)i;
             return 0;
         }
-    return ppw_err_set(err, PPW_EUSAGE, "--view: '%s' is not blame, exclusive or access",
+    return ppw_err_set(err, PPW_EUSAGE,
+                       "report: unknown view '%s' (expected blame, exclusive or access)",
                        p->view_name);
 }
 
