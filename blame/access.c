@@ -168,25 +168,26 @@ static void charge_share(struct attr *a, const struct ppw_blame_stack *st,
     slot->acc_write_w += share->write * st->weight;
 }
 
-/* Moves the shares of callee frame `from` to caller frame j through call
- * c; those that stay are charged. */
-static void move_shares(struct attr *a, const struct ppw_blame_stack *st, int32_t caller_func,
-                        int32_t callee_func, const struct ppw_static_call *c)
+/* At caller frame j (function caller_func), each share moves through the
+ * call that names its function to the variables bound to it.  A share no
+ * call of this frame names, or that the call binds to nothing, waits: a
+ * frame further up may name its function (an OpenMP task body is named by
+ * the TASK call two frames up, its runtime entry in between). */
+static void move_shares(struct attr *a, int32_t caller_func, const struct ppw_blame_frame *at)
 {
     const struct ppw_static_func *caller = &a->graph->funcs[caller_func];
-    const struct ppw_static_func *callee = &a->graph->funcs[callee_func];
-    struct fstate *cs = ppw_attr_fstate(a, callee_func);
-    if (!ppw_attr_fstate(a, caller_func) || !cs)
+    if (!ppw_attr_fstate(a, caller_func))
         return;
     int32_t vars[16];
     a->nmoved = 0;
     for (size_t i = 0; i < a->nshares && !a->oom; i++) {
         const struct access_share *share = &a->shares[i];
-        size_t n = c ? actuals(caller, callee, cs, share->var, c, vars, 16) : 0;
-        if (!n) {
-            charge_share(a, st, share);
-            continue;
-        }
+        const struct ppw_static_func *callee = &a->graph->funcs[share->func];
+        const struct ppw_static_call *c =
+            ppw_attr_find_call(caller, at, callee->linkage_name, callee->name, 0);
+        size_t n = c ? actuals(caller, callee, &a->fs[share->func], share->var, c, vars, 16) : 0;
+        if (!n && !push_share(&a->moved, &a->nmoved, &a->moved_cap, *share))
+            a->oom = true;
         for (size_t k = 0; k < n; k++) {
             struct access_share moved = {caller_func, (uint32_t)vars[k], share->read / (double)n,
                                          share->write / (double)n};
@@ -194,7 +195,6 @@ static void move_shares(struct attr *a, const struct ppw_blame_stack *st, int32_
                 a->oom = true;
         }
     }
-    /* The moved shares are the caller frame's. */
     struct access_share *list = a->shares;
     size_t cap = a->shares_cap;
     a->shares = a->moved, a->shares_cap = a->moved_cap, a->nshares = a->nmoved;
@@ -211,21 +211,12 @@ void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, siz
         a->access_samples += (a->shares[i].read + a->shares[i].write) * (double)st->samples;
         a->access_weight += (a->shares[i].read + a->shares[i].write) * st->weight;
     }
-    size_t i = u;
-    while (!a->oom && !ppw_attr_stops(a, a->func_of[i])) {
-        size_t j = i + 1;
-        while (j < st->nframes && a->func_of[j] < 0)
+    for (size_t i = u, j; !a->oom && !ppw_attr_stops(a, a->func_of[i]); i = j) {
+        for (j = i + 1; j < st->nframes && a->func_of[j] < 0;)
             j++;
         if (j == st->nframes)
             break;
-        const struct ppw_static_func *callee = &a->graph->funcs[a->func_of[i]];
-        const struct ppw_static_func *caller = &a->graph->funcs[a->func_of[j]];
-        const struct ppw_static_call *c =
-            ppw_attr_find_call(caller, &st->frames[j], callee->linkage_name, callee->name, 0);
-        move_shares(a, st, a->func_of[j], a->func_of[i], c);
-        if (!c)
-            return; /* every share was charged */
-        i = j;
+        move_shares(a, a->func_of[j], &st->frames[j]);
     }
     for (size_t k = 0; k < a->nshares && !a->oom; k++)
         charge_share(a, st, &a->shares[k]);

@@ -156,6 +156,26 @@ check library "$(var '"main"' dst).inclusive == 100 and $(var '"main"' dst).excl
     $(var '"main"' src).exclusive == 25"
 ok library
 
+# ---- the access view through calls: shares move to the caller's actuals ----
+# (acc FUNCTION NAME: [read, write] of that variable, rounded to 0.01)
+acc() { echo "($(var "$1" "$2") | [.read, .write] | map(. * 100 | round / 100))"; }
+expect_status 0 "$PPW_BLAME" report --folded fields.folded --binary fields --format json --view access
+check access_fields "$(acc '"main"' 'g.cells[].energy') == [33.33, 33.33] and
+    $(acc '"main"' g.cells) == [33.33, 0] and (.variables | length == 2)"
+expect_status 0 "$PPW_BLAME" report --folded pthread.folded --binary pthread_struct --format json \
+    --view access
+check access_pthread "$(acc '"main"' 'jobs[].data') == [75, 0] and
+    $(acc '"main"' 'jobs[].result') == [0, 12.5] and $(acc '"main"' 'jobs[].id') == [12.5, 0]"
+expect_status 0 "$PPW_BLAME" report --folded omp.folded --binary omp_for --format json --view access
+check access_omp_for "$(acc '"main"' a) == [50, 50] and (.variables | length == 1)"
+expect_status 0 "$PPW_BLAME" report --folded task.folded --binary omp_task --format json --view access
+check access_omp_task "$(acc '"main"' x) == [0, 50] and $(acc '".omp_outlined."' n) == [50, 0]"
+expect_status 0 "$PPW_BLAME" report --folded globals.folded --binary globals --format json --view access
+check access_globals "$(acc null total) == [30, 50] and $(acc '"reset"' resets) == [10, 10]"
+expect_status 0 "$PPW_BLAME" report --folded lib.folded --binary libcall --format json --view access
+check access_library "$(acc '"main"' src) == [37.5, 25] and $(acc '"main"' dst) == [0, 37.5]"
+ok access_transfer
+
 # ---- options: --exclusive, --top, --blame-point, formats ----
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
     --exclusive --top 2
