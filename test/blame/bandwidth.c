@@ -35,7 +35,7 @@ static void triad(double *dst, const double *x, const double *y, double s, long 
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 20;
+    int reps = argc > 1 ? atoi(argv[1]) : 40;
     for (long i = 0; i < N; i++)
         a[i] = 1.0, b[i] = 2.0, c[i] = 0.0;
     for (int r = 0; r < reps; r++) {
