@@ -179,12 +179,16 @@ static void move_shares(struct attr *a, int32_t caller_func, const struct ppw_bl
     if (!ppw_attr_fstate(a, caller_func))
         return;
     int32_t vars[16];
+    int32_t callee_func = -1; /* the shares mostly lie in one or two functions */
+    const struct ppw_static_call *c = NULL;
     a->nmoved = 0;
     for (size_t i = 0; i < a->nshares && !a->oom; i++) {
         const struct access_share *share = &a->shares[i];
         const struct ppw_static_func *callee = &a->graph->funcs[share->func];
-        const struct ppw_static_call *c =
-            ppw_attr_find_call(caller, at, callee->linkage_name, callee->name, 0);
+        if (share->func != callee_func) {
+            callee_func = share->func;
+            c = ppw_attr_find_call(caller, at, callee->linkage_name, callee->name, 0);
+        }
         size_t n = c ? actuals(caller, callee, &a->fs[share->func], share->var, c, vars, 16) : 0;
         if (!n && !push_share(&a->moved, &a->nmoved, &a->moved_cap, *share))
             a->oom = true;
