@@ -17,107 +17,10 @@
 #include <string.h>
 
 #include "arena.h"
+#include "attribute_int.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
 #include "strmap.h"
-
-/* A location of a variable's blame set, for lookups by line. */
-struct loc_ref {
-    uint32_t line, col;
-    const char *file;
-    uint32_t var;
-};
-
-/* Per static function, built the first time a stack reaches it. */
-struct fstate {
-    bool ready;
-    struct loc_ref *incl, *excl; /* sorted by line */
-    size_t nincl, nexcl;
-    size_t *slot;   /* per variable: 1 + its result slot, 0 until blamed */
-    int32_t *root;  /* per variable: the parameter it is (or lies under), -1 */
-    int32_t ret;    /* the <return> variable, -1 */
-    uint64_t *mark; /* per variable: the frame serial that listed it */
-    uint32_t *pos;  /* ... and where, in the entries */
-};
-
-/* A variable blamed in one frame of the stack being attributed. */
-struct entry {
-    uint32_t var;
-    bool excl;    /* exclusively */
-    bool written; /* written through by a callee: a parameter transfers on */
-};
-
-/* The entries of one user frame: entries[first, first + count). */
-struct frame_blame {
-    size_t frame;
-    int32_t func;
-    size_t first, count;
-};
-
-struct ctx_count {
-    uint32_t node;
-    uint64_t samples;
-};
-
-/* Where (slot, node) is counted: slot->ctx[at]; slot 0 marks an empty entry. */
-struct ctx_ref {
-    uint32_t slot; /* 1 + the slot's index */
-    uint32_t node;
-    uint32_t at;
-};
-
-/* A result variable: a (function, variable), or a global by key. */
-struct slot {
-    int32_t func;
-    uint32_t var;
-    bool global;
-    uint64_t incl, excl, stamp_incl, stamp_excl;
-    double incl_w, excl_w;
-    struct ctx_count *ctx; /* calling contexts it was blamed in */
-    size_t nctx, ctx_cap;
-};
-
-/* Calling-context trie: node 0 is the empty path. */
-struct ctx_node {
-    uint32_t parent;
-    int32_t func;
-};
-
-struct name_list {
-    size_t *funcs;
-    size_t count, cap;
-};
-
-struct attr {
-    const struct ppw_static_graph *graph;
-    const char *blame_point;
-    bool outlined_params;
-    const char **stack_variable; /* the current stack's entry of options->stack_variable */
-    const struct frame_blame *stack_variable_frame; /* the frame that set it */
-    struct fstate *fs;
-    struct ppw_strmap names; /* source and linkage names -> index into lists */
-    struct name_list *lists;
-    size_t nlists, lists_cap;
-    struct ppw_strmap globals; /* key -> slot */
-    struct slot *slots;
-    size_t nslots, slots_cap;
-    struct ctx_node *nodes;
-    size_t nnodes, nodes_cap;
-    uint32_t *node_table; /* open addressing over nodes: 1 + node, 0 empty */
-    size_t node_table_cap;
-    struct ctx_ref *ctx_table; /* open addressing over every slot's contexts */
-    size_t ctx_table_cap, nctx_refs;
-    uint64_t serial, frame_serial;
-    /* scratch for one stack */
-    int32_t *func_of;  /* per frame: function index, -1 none */
-    uint32_t *ctx_of;  /* per frame: context node */
-    size_t func_of_cap, ctx_of_cap;
-    struct entry *entries;
-    size_t nentries, entries_cap;
-    struct frame_blame *done; /* user frames attributed so far, innermost first */
-    size_t ndone, done_cap;
-    bool oom;
-};
 
 /* ---- functions by name ---- */
 
@@ -154,7 +57,7 @@ static bool index_name(struct attr *a, const char *name, size_t func)
 }
 
 /* Paths name the same file when equal or when one ends with "/" + the other. */
-static bool same_file(const char *a, const char *b)
+bool ppw_attr_same_file(const char *a, const char *b)
 {
     if (!a || !b || a == b)
         return true;
@@ -182,7 +85,7 @@ static int32_t resolve(const struct attr *a, const struct ppw_blame_frame *frame
     int best_score = -1;
     for (size_t i = 0; i < list->count; i++) {
         const struct ppw_static_func *f = &a->graph->funcs[list->funcs[i]];
-        int score = is_user(f) * 2 + same_file(f->file, frame->file);
+        int score = is_user(f) * 2 + ppw_attr_same_file(f->file, frame->file);
         if (score > best_score)
             best = (int32_t)list->funcs[i], best_score = score;
     }
@@ -237,7 +140,7 @@ static int32_t param_root(const struct ppw_static_func *f, int32_t v)
     return -1;
 }
 
-static struct fstate *fstate_of(struct attr *a, int32_t func)
+struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
 {
     struct fstate *s = &a->fs[func];
     if (s->ready)
@@ -248,7 +151,8 @@ static struct fstate *fstate_of(struct attr *a, int32_t func)
     s->root = calloc(n, sizeof *s->root);
     s->mark = calloc(n, sizeof *s->mark);
     s->pos = calloc(n, sizeof *s->pos);
-    if (!s->slot || !s->root || !s->mark || !s->pos || !collect_locs(f, false, &s->incl, &s->nincl) ||
+    if (!s->slot || !s->root || !s->mark || !s->pos ||
+        !collect_locs(f, false, &s->incl, &s->nincl) ||
         !collect_locs(f, true, &s->excl, &s->nexcl)) {
         a->oom = true;
         return NULL;
@@ -271,6 +175,7 @@ static void fstate_free(struct fstate *s)
     free(s->root);
     free(s->mark);
     free(s->pos);
+    ppw_attr_access_free(s);
 }
 
 /* ---- calling contexts ---- */
@@ -365,7 +270,8 @@ static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool w
 
 static bool loc_matches(const struct loc_ref *l, const struct ppw_blame_frame *at)
 {
-    return (at->col == 0 || l->col == 0 || l->col == at->col) && same_file(l->file, at->file);
+    return (at->col == 0 || l->col == 0 || l->col == at->col) &&
+           ppw_attr_same_file(l->file, at->file);
 }
 
 /* The first of locs (sorted by line) on line, or n. */
@@ -395,7 +301,7 @@ static void match_location(struct attr *a, struct fstate *s, const struct ppw_bl
     for (size_t i = first_on_line(s->excl, s->nexcl, at->line);
          i < s->nexcl && s->excl[i].line == at->line; i++) {
         uint32_t var = s->excl[i].var;
-        if (s->mark[var] == a->frame_serial && same_file(s->excl[i].file, at->file))
+        if (s->mark[var] == a->frame_serial && ppw_attr_same_file(s->excl[i].file, at->file))
             a->entries[s->pos[var]].excl = true;
     }
 }
@@ -403,9 +309,9 @@ static void match_location(struct attr *a, struct fstate *s, const struct ppw_bl
 /* The call of f at the location of frame at whose callee is named name or
  * other (any callee when name is NULL) and, when kind is not 0, of that
  * kind; one at the frame's column first. */
-static const struct ppw_static_call *find_call(const struct ppw_static_func *f,
-                                               const struct ppw_blame_frame *at, const char *name,
-                                               const char *other, uint32_t kind)
+const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f,
+                                                 const struct ppw_blame_frame *at, const char *name,
+                                                 const char *other, uint32_t kind)
 {
     const struct ppw_static_call *line_match = NULL;
     for (size_t i = 0; i < f->call_count; i++) {
@@ -441,7 +347,7 @@ static struct frame_blame *begin_frame(struct attr *a, size_t i, int32_t func)
 static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t u)
 {
     int32_t func = a->func_of[u];
-    struct fstate *s = fstate_of(a, func);
+    struct fstate *s = ppw_attr_fstate(a, func);
     if (!s || !begin_frame(a, u, func))
         return;
     const struct ppw_blame_frame *at = &st->frames[u];
@@ -450,9 +356,9 @@ static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t 
         return;
     const struct ppw_static_func *f = &a->graph->funcs[func];
     const char *lib = st->frames[u - 1].function;
-    const struct ppw_static_call *c = lib ? find_call(f, at, lib, NULL, 0) : NULL;
+    const struct ppw_static_call *c = lib ? ppw_attr_find_call(f, at, lib, NULL, 0) : NULL;
     if (!c) /* an internal name (__memmove_avx_unaligned): the library call there */
-        c = find_call(f, at, NULL, NULL, PPW_CALL_LIBRARY);
+        c = ppw_attr_find_call(f, at, NULL, NULL, PPW_CALL_LIBRARY);
     for (size_t i = 0; c && i < c->binding_count; i++)
         if (c->bindings[i].mode == PPW_BIND_WRITTEN && c->bindings[i].var >= 0)
             add(a, s, c->bindings[i].var, true, true);
@@ -463,8 +369,7 @@ static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t 
  * bound to the formal itself, if the caller has it (g.cells[].energy for
  * &g, p->cells[].energy for p). */
 static void bind_field(struct attr *a, const struct ppw_static_func *f, struct fstate *caller,
-                       const struct ppw_static_call *c, int32_t formal, const char *path,
-                       bool excl)
+                       const struct ppw_static_call *c, int32_t formal, const char *path, bool excl)
 {
     char name[512];
     for (size_t i = 0; i < c->binding_count; i++) {
@@ -533,13 +438,13 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
 static void blame_caller(struct attr *a, const struct ppw_blame_stack *st, size_t j)
 {
     int32_t func = a->func_of[j];
-    struct fstate *s = fstate_of(a, func);
+    struct fstate *s = ppw_attr_fstate(a, func);
     const struct ppw_static_func *f = &a->graph->funcs[func];
     const struct ppw_static_call *c = NULL;
     size_t from = a->ndone;
     while (!c && from-- > 0) {
         const struct ppw_static_func *callee = &a->graph->funcs[a->done[from].func];
-        c = find_call(f, &st->frames[j], callee->linkage_name, callee->name, 0);
+        c = ppw_attr_find_call(f, &st->frames[j], callee->linkage_name, callee->name, 0);
     }
     if (!s || !begin_frame(a, j, func) || !c)
         return;
@@ -576,7 +481,7 @@ static struct slot *new_slot(struct attr *a, int32_t func, uint32_t var, bool gl
     return slot;
 }
 
-static struct slot *slot_of(struct attr *a, int32_t func, uint32_t var)
+struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var)
 {
     const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
     struct fstate *s = &a->fs[func];
@@ -658,7 +563,7 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, const struc
 {
     for (size_t k = fb->first; k < fb->first + fb->count && !a->oom; k++) {
         const struct entry *e = &a->entries[k];
-        struct slot *slot = slot_of(a, fb->func, e->var);
+        struct slot *slot = ppw_attr_slot(a, fb->func, e->var);
         if (!slot || slot->stamp_incl == a->serial)
             continue;
         slot->stamp_incl = a->serial;
@@ -686,7 +591,7 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, const struc
 
 /* ---- one stack ---- */
 
-static bool stops(const struct attr *a, int32_t func)
+bool ppw_attr_stops(const struct attr *a, int32_t func)
 {
     const struct ppw_static_func *f = &a->graph->funcs[func];
     if (a->blame_point)
@@ -718,7 +623,7 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
         struct frame_blame *fb = &a->done[a->ndone - 1];
         bubble(a, fb);
         charge(a, st, fb);
-        if (stops(a, a->func_of[i]))
+        if (ppw_attr_stops(a, a->func_of[i]))
             break;
         do
             i++;
@@ -727,6 +632,8 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
             break;
         blame_caller(a, st, i);
     }
+    if (a->access && !a->oom)
+        ppw_attr_access_stack(a, st, u);
     return true;
 }
 
@@ -802,6 +709,10 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             .exclusive = slot->excl,
             .inclusive_weight = slot->incl_w,
             .exclusive_weight = slot->excl_w,
+            .access_read = slot->acc_read,
+            .access_write = slot->acc_write,
+            .access_read_weight = slot->acc_read_w,
+            .access_write_weight = slot->acc_write_w,
         };
         const struct ctx_count *best = NULL;
         for (size_t k = 0; k < slot->nctx; k++)
@@ -835,6 +746,8 @@ static void attr_free(struct attr *a)
     free(a->ctx_of);
     free(a->entries);
     free(a->done);
+    free(a->shares);
+    free(a->moved);
 }
 
 static bool attr_init(struct attr *a)
@@ -863,7 +776,8 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
 {
     struct attr a = {.graph = graph,
                      .blame_point = options ? options->blame_point : NULL,
-                     .outlined_params = options && options->outlined_params};
+                     .outlined_params = options && options->outlined_params,
+                     .access = options && options->access};
     struct ppw_blame_result *r = calloc(1, sizeof *r);
     int rc = 0;
     *out = NULL;
@@ -888,6 +802,11 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
         if (!attribute_stack(&a, &stacks[i]) && !a.oom)
             r->unattributed += stacks[i].samples;
     }
+    r->access_samples = a.access_samples;
+    r->access_weight = a.access_weight;
+    r->access_data = true;
+    for (size_t i = 0; i < graph->unit_count; i++)
+        r->access_data &= graph->units[i].minor >= 1;
     if (a.oom || !build_result(&a, r))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory attributing samples");
 out:

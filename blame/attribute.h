@@ -34,15 +34,16 @@ struct ppw_blame_stack {
 };
 
 struct ppw_blame_options {
-    const char *blame_point; /* stop propagating at this function (its variables are blamed,
-                                its callers' are not); NULL: main, and thread roots */
-    bool outlined_params;    /* also list the parameters of OpenMP outlined functions, which
-                                are the parent's shared variables seen through pointers */
+    const char *blame_point;     /* stop propagating at this function (its variables are blamed,
+                                    its callers' are not); NULL: main, and thread roots */
+    bool outlined_params;        /* also list the parameters of OpenMP outlined functions, which
+                                    are the parent's shared variables seen through pointers */
     const char **stack_variable; /* when set, an array of nstacks filled with each stack's
                                     variable: the first one blamed exclusively in the
                                     outermost frame that blames one (up to the blame point),
                                     the data as the caller sees it; NULL when none is.  The
                                     names point into the graph */
+    bool access;                 /* also the access view (access_* in the variables) */
 };
 
 /* One blamed variable.  inclusive/exclusive are sample counts (weights in
@@ -54,11 +55,16 @@ struct ppw_blame_var {
     const char *type;
     const char *decl_file;
     uint32_t decl_line;
-    const char *context;  /* the declaring function's path from main: "main > solve > step",
-                             the one most of its samples came through; NULL for globals and
-                             statics (program-level) */
+    const char *context; /* the declaring function's path from main: "main > solve > step",
+                            the one most of its samples came through; NULL for globals and
+                            statics (program-level) */
     uint64_t inclusive, exclusive;
     double inclusive_weight, exclusive_weight;
+    /* Access view (options->access): the samples, split among the variables
+     * accessed at their location by number of accesses, that read and that
+     * write this variable.  Fractional; they add up to access_samples. */
+    double access_read, access_write;
+    double access_read_weight, access_write_weight;
 };
 
 struct ppw_arena;
@@ -72,6 +78,11 @@ struct ppw_blame_result {
     uint64_t total_samples;
     double total_weight;
     uint64_t unattributed; /* samples of stacks without any frame of a function with a graph */
+    /* Access view: the samples (and weight) charged to some variable; the
+     * rest sampled locations that access none.  access_data is false when a
+     * unit's graph predates format 1.1 (no access records). */
+    double access_samples, access_weight;
+    bool access_data;
     struct ppw_arena *arena;
 };
 

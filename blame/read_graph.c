@@ -22,9 +22,11 @@ enum {
     CALL_RECORD_MIN = 8 + 7,
     LOC_MIN = 3,
     BINDING_MIN = 4,
+    ACCESS_LOC_MIN = 4,
+    ACCESS_ENTRY_MIN = 3,
 };
 
-#define CORRUPT(p, pos, ...)                                                                  \
+#define CORRUPT(p, pos, ...)                                                                       \
     ppw_err_corrupt_at((p)->err, __FILE__, __LINE__, (p)->path, (p)->base + (pos), __VA_ARGS__)
 
 /* ---- parser state ---- */
@@ -45,7 +47,7 @@ struct parser {
     bool have_strtab, have_unit_record;
 
     /* the FUNC whose VAR and CALL records are being read */
-    bool in_func;
+    bool in_func, have_access;
     size_t func_pos; /* section offset of its record */
     uint64_t vars_announced, calls_announced;
 };
@@ -234,8 +236,8 @@ static int read_unit(struct parser *p, struct cursor *c)
 static int read_global(struct parser *p, struct cursor *c)
 {
     struct ppw_static_graph *g = p->graph;
-    struct ppw_static_global *globals = reserve(g->globals, g->global_count, &p->globals_cap,
-                                                sizeof *globals);
+    struct ppw_static_global *globals =
+        reserve(g->globals, g->global_count, &p->globals_cap, sizeof *globals);
     if (!globals)
         return no_memory(p);
     g->globals = globals;
@@ -324,8 +326,7 @@ static int check_announced(struct parser *p, size_t record_end, size_t chunk_end
 static int read_func(struct parser *p, struct cursor *c, size_t chunk_end)
 {
     struct ppw_static_graph *g = p->graph;
-    struct ppw_static_func *funcs = reserve(g->funcs, g->func_count, &p->funcs_cap,
-                                            sizeof *funcs);
+    struct ppw_static_func *funcs = reserve(g->funcs, g->func_count, &p->funcs_cap, sizeof *funcs);
     if (!funcs)
         return no_memory(p);
     g->funcs = funcs;
@@ -344,6 +345,7 @@ static int read_func(struct parser *p, struct cursor *c, size_t chunk_end)
         return no_memory(p);
     g->func_count++;
     p->in_func = true;
+    p->have_access = false;
     return 0;
 }
 
@@ -364,8 +366,7 @@ static int read_loclist(struct parser *p, struct cursor *c, const char *what,
     const char *func_file = current_func(p)->file;
     for (size_t i = 0; i < count; i++) {
         if ((rc = read_str(p, c, what, &locs[i].file)) ||
-            (rc = read_u32(p, c, what, &locs[i].line)) ||
-            (rc = read_u32(p, c, what, &locs[i].col)))
+            (rc = read_u32(p, c, what, &locs[i].line)) || (rc = read_u32(p, c, what, &locs[i].col)))
             return rc;
         if (!locs[i].file[0])
             locs[i].file = func_file;
@@ -476,10 +477,75 @@ static int read_call(struct parser *p, struct cursor *c)
         (rc = read_u32(p, c, "CALL col", &call->col)) ||
         (rc = read_str(p, c, "CALL callee", &call->callee)) ||
         (rc = read_enum(p, c, "CALL kind", PPW_CALL_LIBRARY, &call->kind)) ||
-        (rc = read_u32(p, c, "CALL flags", &call->flags)) ||
-        (rc = read_bindings(p, c, call)))
+        (rc = read_u32(p, c, "CALL flags", &call->flags)) || (rc = read_bindings(p, c, call)))
         return rc;
     func->call_count++;
+    return 0;
+}
+
+static int read_access_entries(struct parser *p, struct cursor *c, struct ppw_static_access *access)
+{
+    const struct ppw_static_func *func = current_func(p);
+    size_t at = c->pos;
+    uint64_t count;
+    int rc = read_uleb(p, c, "ACCESS entry_count", &count);
+    if (rc)
+        return rc;
+    if (count == 0 || count > (c->end - c->pos) / ACCESS_ENTRY_MIN)
+        return CORRUPT(p, at, "ACCESS entry_count %llu is 0 or cannot fit in the %zu bytes left",
+                       (unsigned long long)count, c->end - c->pos);
+    access->entries = ppw_arena_calloc(p->graph->arena, count, sizeof *access->entries);
+    if (!access->entries)
+        return no_memory(p);
+    for (size_t i = 0; i < count; i++) {
+        struct ppw_static_access_entry *entry = &access->entries[i];
+        at = c->pos;
+        if ((rc = read_u32(p, c, "ACCESS var", &entry->var)) ||
+            (rc = read_u32(p, c, "ACCESS reads", &entry->reads)) ||
+            (rc = read_u32(p, c, "ACCESS writes", &entry->writes)))
+            return rc;
+        if (entry->var >= func->var_count)
+            return CORRUPT(p, at, "FUNC '%s': ACCESS names variable %u of %zu read so far",
+                           func->name, entry->var, func->var_count);
+        if (!entry->reads && !entry->writes)
+            return CORRUPT(p, at, "FUNC '%s': ACCESS entry with no read and no write", func->name);
+    }
+    access->entry_count = count;
+    return 0;
+}
+
+/* The function's accesses by location (format 1.1), after its VARs. */
+static int read_access(struct parser *p, struct cursor *c)
+{
+    size_t record_pos = c->pos - 8;
+    if (!p->in_func)
+        return CORRUPT(p, record_pos, "ACCESS record outside a FUNC");
+    struct ppw_static_func *func = current_func(p);
+    if (p->have_access)
+        return CORRUPT(p, record_pos, "FUNC '%s' has a second ACCESS record", func->name);
+    p->have_access = true;
+    size_t at = c->pos;
+    uint64_t count;
+    int rc = read_uleb(p, c, "ACCESS location_count", &count);
+    if (rc)
+        return rc;
+    if (count > (c->end - c->pos) / ACCESS_LOC_MIN)
+        return CORRUPT(p, at, "ACCESS location_count %llu cannot fit in the %zu bytes left",
+                       (unsigned long long)count, c->end - c->pos);
+    func->accesses = ppw_arena_calloc(p->graph->arena, count, sizeof *func->accesses);
+    if (count && !func->accesses)
+        return no_memory(p);
+    for (size_t i = 0; i < count; i++) {
+        struct ppw_static_access *access = &func->accesses[i];
+        if ((rc = read_str(p, c, "ACCESS file", &access->loc.file)) ||
+            (rc = read_u32(p, c, "ACCESS line", &access->loc.line)) ||
+            (rc = read_u32(p, c, "ACCESS col", &access->loc.col)) ||
+            (rc = read_access_entries(p, c, access)))
+            return rc;
+        if (!access->loc.file[0])
+            access->loc.file = func->file;
+        func->access_count = i + 1;
+    }
     return 0;
 }
 
@@ -488,20 +554,15 @@ static int read_record(struct parser *p, uint32_t kind, struct cursor *body, siz
 {
     int rc;
     switch (kind) {
-    case PPW_REC_STRTAB:
-        return read_strtab(p, body);
-    case PPW_REC_UNIT:
-        return (rc = close_func(p, body->pos - 8)) ? rc : read_unit(p, body);
+    case PPW_REC_STRTAB: return read_strtab(p, body);
+    case PPW_REC_UNIT: return (rc = close_func(p, body->pos - 8)) ? rc : read_unit(p, body);
     case PPW_REC_FUNC:
         return (rc = close_func(p, body->pos - 8)) ? rc : read_func(p, body, chunk_end);
-    case PPW_REC_VAR:
-        return read_var(p, body);
-    case PPW_REC_CALL:
-        return read_call(p, body);
-    case PPW_REC_GLOBAL:
-        return (rc = close_func(p, body->pos - 8)) ? rc : read_global(p, body);
-    default:
-        return 0; /* a newer minor version's record kind */
+    case PPW_REC_VAR: return read_var(p, body);
+    case PPW_REC_CALL: return read_call(p, body);
+    case PPW_REC_GLOBAL: return (rc = close_func(p, body->pos - 8)) ? rc : read_global(p, body);
+    case PPW_REC_ACCESS: return read_access(p, body);
+    default: return 0; /* a newer minor version's record kind */
     }
 }
 
@@ -580,13 +641,12 @@ static bool unit_loaded(const struct ppw_static_graph *g, uint64_t unit_id)
 static int begin_unit(struct parser *p, uint64_t unit_id)
 {
     struct ppw_static_graph *g = p->graph;
-    struct ppw_static_unit *units = reserve(g->units, g->unit_count, &p->units_cap,
-                                            sizeof *units);
+    struct ppw_static_unit *units = reserve(g->units, g->unit_count, &p->units_cap, sizeof *units);
     if (!units)
         return no_memory(p);
     g->units = units;
-    units[g->unit_count] = (struct ppw_static_unit){ .source = "", .comp_dir = "",
-                                                     .producer = "", .unit_id = unit_id };
+    units[g->unit_count] =
+        (struct ppw_static_unit){.source = "", .comp_dir = "", .producer = "", .unit_id = unit_id};
     p->unit = g->unit_count++;
     p->strtab = "";
     p->strtab_size = 1;
@@ -604,7 +664,7 @@ static int next_record(struct parser *p, struct cursor *c, uint32_t *kind, struc
     if (size > left - 8)
         return CORRUPT(p, c->pos + 4, "record of kind %u has size %u but %zu bytes remain", *kind,
                        size, left - 8);
-    *body = (struct cursor){ c->data, c->pos + 8, c->pos + 8 + size };
+    *body = (struct cursor){c->data, c->pos + 8, c->pos + 8 + size};
     c->pos = body->end;
     return 0;
 }
@@ -612,9 +672,11 @@ static int next_record(struct parser *p, struct cursor *c, uint32_t *kind, struc
 static int read_records(struct parser *p, size_t start, const struct chunk_header *h)
 {
     size_t chunk_end = start + h->chunk_size;
-    struct cursor c = { p->sec, start + h->header_size, chunk_end };
+    struct cursor c = {p->sec, start + h->header_size, chunk_end};
     uint32_t count = 0;
     int rc = begin_unit(p, h->unit_id);
+    if (!rc)
+        p->graph->units[p->unit].minor = h->minor;
     while (!rc && c.pos < c.end) {
         uint32_t kind = 0;
         struct cursor body;
@@ -635,7 +697,7 @@ static int read_records(struct parser *p, size_t start, const struct chunk_heade
 
 static int read_chunk(struct parser *p, size_t start, size_t *chunk_size)
 {
-    struct chunk_header h = { 0 };
+    struct chunk_header h = {0};
     int rc = read_chunk_header(p, start, &h);
     if (!rc)
         rc = check_payload_hash(p, start, &h);
@@ -664,11 +726,11 @@ static int read_section(struct parser *p)
     return 0;
 }
 
-static int parse_into(struct ppw_static_graph *g, const void *data, size_t size,
-                      const char *path, uint64_t base, struct ppw_err *err)
+static int parse_into(struct ppw_static_graph *g, const void *data, size_t size, const char *path,
+                      uint64_t base, struct ppw_err *err)
 {
-    struct parser p = { .path = path, .base = base, .sec = data, .sec_size = size, .err = err,
-                        .graph = g };
+    struct parser p = {
+        .path = path, .base = base, .sec = data, .sec_size = size, .err = err, .graph = g};
     /* Arrays may already hold another section's items. */
     p.units_cap = g->unit_count;
     p.funcs_cap = g->func_count;
@@ -740,14 +802,14 @@ static int visit_blame_section(void *ctx, const void *data, size_t size, uint64_
 static int load_from_elf(const char *path, struct ppw_elf *elf, struct ppw_static_graph *g,
                          struct ppw_err *err)
 {
-    struct section_ctx ctx = { g, path, err };
+    struct section_ctx ctx = {g, path, err};
     size_t found = 0;
     snprintf(g->build_id, sizeof g->build_id, "%s", ppw_elf_build_id(elf));
     int rc = ppw_elf_each_section(elf, PPW_STATIC_SECTION, visit_blame_section, &ctx, &found, err);
     if (!rc && !found)
         rc = ppw_err_set(err, PPW_ENOSECTION,
-                         "%s: no %s section (not built with ppw-cc or -fpass-plugin=ppw.so)",
-                         path, PPW_STATIC_SECTION);
+                         "%s: no %s section (not built with ppw-cc or -fpass-plugin=ppw.so)", path,
+                         PPW_STATIC_SECTION);
     return rc;
 }
 

@@ -13,21 +13,21 @@
 #include "error.h"
 
 struct ppw_static_loc {
-    const char *file; /* never "": an empty file in the format is the function's file */
+    const char *file;   /* never "": an empty file in the format is the function's file */
     uint32_t line, col; /* col 0: the whole line */
 };
 
 struct ppw_static_var {
-    uint32_t id;          /* index in its function's vars */
-    const char *name;     /* fields are paths such as "g->cells[].energy" */
-    uint32_t kind;        /* enum ppw_var_kind */
+    uint32_t id;      /* index in its function's vars */
+    const char *name; /* fields are paths such as "g->cells[].energy" */
+    uint32_t kind;    /* enum ppw_var_kind */
     const char *type;
     const char *decl_file;
-    uint32_t decl_line;   /* 0: unknown */
-    int32_t parent;       /* index of the parent variable, -1 none */
-    int32_t param_index;  /* IR parameter number, -1 none */
-    uint32_t flags;       /* enum ppw_var_flag */
-    const char *key;      /* symbol of globals and statics, else "" */
+    uint32_t decl_line;  /* 0: unknown */
+    int32_t parent;      /* index of the parent variable, -1 none */
+    int32_t param_index; /* IR parameter number, -1 none */
+    uint32_t flags;      /* enum ppw_var_flag */
+    const char *key;     /* symbol of globals and statics, else "" */
     struct ppw_static_loc *inclusive;
     size_t inclusive_count;
     struct ppw_static_loc *exclusive;
@@ -35,9 +35,9 @@ struct ppw_static_var {
 };
 
 struct ppw_static_binding {
-    int32_t var;          /* caller variable index, -1 none */
-    int32_t formal;       /* callee parameter number, -1 the return value */
-    uint32_t mode;        /* enum ppw_bind_mode */
+    int32_t var;             /* caller variable index, -1 none */
+    int32_t formal;          /* callee parameter number, -1 the return value */
+    uint32_t mode;           /* enum ppw_bind_mode */
     const char *callee_path; /* field path under the formal, "" for the formal itself */
 };
 
@@ -49,6 +49,18 @@ struct ppw_static_call {
     size_t binding_count;
 };
 
+/* Since format 1.1: the accesses of one source location (access view). */
+struct ppw_static_access_entry {
+    uint32_t var;           /* index into the function's vars */
+    uint32_t reads, writes; /* loads and stores (or memcpy, library arguments) */
+};
+
+struct ppw_static_access {
+    struct ppw_static_loc loc;
+    struct ppw_static_access_entry *entries;
+    size_t entry_count;
+};
+
 struct ppw_static_func {
     const char *name, *linkage_name, *file;
     uint32_t line, flags; /* enum ppw_func_flag */
@@ -57,26 +69,29 @@ struct ppw_static_func {
     size_t var_count;
     struct ppw_static_call *calls;
     size_t call_count;
-    size_t unit;          /* index into graph->units */
+    struct ppw_static_access *accesses; /* sorted by location as written; NULL before 1.1 */
+    size_t access_count;
+    size_t unit; /* index into graph->units */
 };
 
 struct ppw_static_unit {
     const char *source, *comp_dir, *producer;
     uint64_t unit_id;
     uint32_t analysed, skipped_nodebug;
+    uint16_t minor; /* the chunk's minor format version (1: has ACCESS records) */
 };
 
 struct ppw_static_global {
     const char *name, *key, *type, *file;
     uint32_t line;
-    size_t unit;          /* index into graph->units */
+    size_t unit; /* index into graph->units */
 };
 
 struct ppw_arena;
 
 struct ppw_static_graph {
     char *path;
-    char build_id[129];   /* lowercase hex GNU build-id (up to 64 bytes), "" if none */
+    char build_id[129]; /* lowercase hex GNU build-id (up to 64 bytes), "" if none */
     struct ppw_static_unit *units;
     size_t unit_count;
     struct ppw_static_func *funcs;

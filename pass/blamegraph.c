@@ -209,18 +209,31 @@ static void write_targets(struct graph *graph, LLVMValueRef address, int writer,
 {
     struct ppw_intvec nodes = {0};
     accessed_nodes(graph, address, scalar, &nodes);
-    for (size_t i = 0; i < nodes.count; i++)
+    for (size_t i = 0; i < nodes.count; i++) {
         write_to(graph, nodes.items[i], writer);
+        ppw_graph_log_access(graph, graph->vertices[writer].loc, nodes.items[i], 1);
+    }
+    ppw_intvec_free(&nodes);
+}
+
+/* A call's pointer arguments are read by the callee, which accounts for
+ * its own accesses (log = 0); loads and memcpy sources read here. */
+static void read_targets_logged(struct graph *graph, LLVMValueRef address, int reader, int scalar,
+                                int log)
+{
+    struct ppw_intvec nodes = {0};
+    accessed_nodes(graph, address, scalar, &nodes);
+    for (size_t i = 0; i < nodes.count; i++) {
+        ppw_graph_add_edge(graph, reader, ppw_graph_view(graph, nodes.items[i]), EDGE_DATA);
+        if (log)
+            ppw_graph_log_access(graph, graph->vertices[reader].loc, nodes.items[i], 0);
+    }
     ppw_intvec_free(&nodes);
 }
 
 static void read_targets(struct graph *graph, LLVMValueRef address, int reader, int scalar)
 {
-    struct ppw_intvec nodes = {0};
-    accessed_nodes(graph, address, scalar, &nodes);
-    for (size_t i = 0; i < nodes.count; i++)
-        ppw_graph_add_edge(graph, reader, ppw_graph_view(graph, nodes.items[i]), EDGE_DATA);
-    ppw_intvec_free(&nodes);
+    read_targets_logged(graph, address, reader, scalar, 1);
 }
 
 /* ---- variable discovery ------------------------------------------------- */
@@ -507,7 +520,7 @@ static void visit_call(struct graph *graph, LLVMValueRef call, LLVMBasicBlockRef
         LLVMValueRef argument = LLVMGetOperand(call, k);
         ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, argument), EDGE_DATA);
         if (ppw_graph_is_pointer(argument))
-            read_targets(graph, argument, vertex, 0);
+            read_targets_logged(graph, argument, vertex, 0, 0);
     }
     if (!name)
         ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, callee), EDGE_DATA);
@@ -674,6 +687,7 @@ static void free_graph(struct graph *graph)
     free(graph->visit_marks);
     ppw_intvec_free(&graph->exported);
     ppw_intvec_free(&graph->ssa_bindings);
+    ppw_intvec_free(&graph->access_log);
     ppw_ptrmap_free(&graph->inst_vertex);
     ppw_ptrmap_free(&graph->spill_stores);
     ppw_ptrmap_free(&graph->loc_index);
@@ -726,6 +740,7 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
         ppw_graph_fill_variable(&graph, i, sets ? sets[component[graph.export_vertex[i]]] : NULL,
                                 &out->vars[i]);
     ppw_graph_fill_calls(&graph, out);
+    ppw_graph_fill_accesses(&graph, out);
     for (size_t i = 0; i < components; i++)
         free(sets[i]);
     free(sets);
@@ -743,5 +758,6 @@ void ppw_blamegraph_free_result(struct ppw_result_func *result)
     for (size_t i = 0; i < result->call_count; i++)
         free(result->calls[i].bindings);
     free(result->calls);
+    free(result->accesses);
     memset(result, 0, sizeof *result);
 }

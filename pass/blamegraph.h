@@ -46,6 +46,14 @@ struct ppw_result_call {
     size_t binding_count;
 };
 
+/* The accesses of one source location to one variable (loads and stores,
+ * memory intrinsics, library calls' pointer arguments). */
+struct ppw_result_access {
+    struct ppw_loc loc;
+    int var; /* index into vars */
+    unsigned reads, writes;
+};
+
 struct ppw_result_func {
     const char *name, *linkage_name, *file;
     unsigned line, flags;
@@ -54,6 +62,8 @@ struct ppw_result_func {
     size_t var_count;
     struct ppw_result_call *calls;
     size_t call_count;
+    struct ppw_result_access *accesses; /* sorted by location, then var */
+    size_t access_count;
 };
 
 struct ppw_blamegraph_context {

@@ -140,6 +140,40 @@ static void put_locs(struct encoder *encoder, const struct ppw_loc *locs, size_t
     }
 }
 
+static int same_loc(const struct ppw_loc *a, const struct ppw_loc *b)
+{
+    return a->line == b->line && a->col == b->col &&
+           !strcmp(a->file ? a->file : "", b->file ? b->file : "");
+}
+
+/* One ACCESS record: the function's accesses grouped by location (they
+ * arrive sorted by location). */
+static void encode_accesses(struct encoder *encoder, const struct ppw_result_func *function)
+{
+    const struct ppw_result_access *accesses = function->accesses;
+    size_t count = function->access_count, locations = 0;
+    if (!count)
+        return;
+    for (size_t i = 0; i < count; i++)
+        locations += !i || !same_loc(&accesses[i].loc, &accesses[i - 1].loc);
+    put_uleb(&encoder->record, locations);
+    for (size_t i = 0; i < count;) {
+        size_t end = i + 1;
+        while (end < count && same_loc(&accesses[end].loc, &accesses[i].loc))
+            end++;
+        put_str(encoder, accesses[i].loc.file);
+        put_uleb(&encoder->record, accesses[i].loc.line);
+        put_uleb(&encoder->record, accesses[i].loc.col);
+        put_uleb(&encoder->record, end - i);
+        for (; i < end; i++) {
+            put_uleb(&encoder->record, (uint64_t)accesses[i].var);
+            put_uleb(&encoder->record, accesses[i].reads);
+            put_uleb(&encoder->record, accesses[i].writes);
+        }
+    }
+    end_record(encoder, PPW_REC_ACCESS);
+}
+
 static void encode_function(struct encoder *encoder, const struct ppw_result_func *function)
 {
     put_str(encoder, function->name);
@@ -185,6 +219,7 @@ static void encode_function(struct encoder *encoder, const struct ppw_result_fun
         }
         end_record(encoder, PPW_REC_CALL);
     }
+    encode_accesses(encoder, function);
 }
 
 static void encode_unit(struct encoder *encoder, const struct ppw_export_unit *unit)

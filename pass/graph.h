@@ -82,6 +82,7 @@ struct graph {
     struct deferred_name *deferred;
     size_t deferred_count, deferred_capacity;
     struct ppw_intvec ssa_bindings; /* pairs: node, value vertex */
+    struct ppw_intvec access_log;   /* triples: location, node, 1 for a write */
     int return_node;
     int *export_vertex;         /* per exported node */
     struct ppw_intvec exported; /* node ids in export order */
@@ -124,5 +125,9 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
 void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *inclusive,
                              struct ppw_result_var *out);
 void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out);
+
+/* accesses.c */
+void ppw_graph_log_access(struct graph *graph, int loc, int node, int is_write);
+void ppw_graph_fill_accesses(struct graph *graph, struct ppw_result_func *out);
 
 #endif

@@ -13,7 +13,7 @@
 #define PPW_STATIC_SECTION ".ppw.blame"
 #define PPW_STATIC_MAGIC "PPWB"
 #define PPW_STATIC_MAJOR 1
-#define PPW_STATIC_MINOR 0
+#define PPW_STATIC_MINOR 1 /* 1.1 added PPW_REC_ACCESS */
 #define PPW_STATIC_HEADER_SIZE 40
 
 /* Chunk header, little-endian, at offset 0 of each chunk:
@@ -31,6 +31,11 @@ enum ppw_static_record {
     PPW_REC_VAR = 4,    /* belongs to the preceding FUNC; see docs/FORMATS.md */
     PPW_REC_CALL = 5,   /* belongs to the preceding FUNC */
     PPW_REC_GLOBAL = 6, /* str name, str key, str type, str file, u line */
+    /* Since 1.1, at most one per FUNC, after its VARs: the variables each
+     * source location loads from and stores to.  u location_count, then per
+     * location: str file, u line, u col, u entry_count, then per entry:
+     * u var (index into the FUNC's vars), u reads, u writes. */
+    PPW_REC_ACCESS = 7,
 };
 
 enum ppw_func_flag {

@@ -74,16 +74,25 @@ ok fig49
 
 # ---- the report's JSON shape ----
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json
-check shape 'keys_unsorted == ["total_samples", "metric", "variables"]
+check shape 'keys_unsorted == ["total_samples", "metric", "variables", "view", "accessed_samples"]
+    and .view == "blame" and .accessed_samples == 1
     and (.metric | keys_unsorted == ["name", "unit", "total"]) and .metric.total == 3
     and all(.variables[]; keys_unsorted == ["name", "function", "kind", "type", "decl",
-        "context", "samples", "inclusive", "exclusive"]
-        and (.inclusive >= 0 and .inclusive <= 100) and (.exclusive <= .inclusive)
+        "context", "samples", "inclusive", "exclusive", "access", "read", "write"]
+        and (.inclusive > 0 and .inclusive <= 100) and (.exclusive <= .inclusive)
+        and (.access >= 0 and .access <= 100) and ((.read + .write - .access) | fabs < 1e-9)
         and (.decl | test(":[0-9]+$")) and (.samples | type == "number"))
     and ([.variables[].inclusive] == ([.variables[].inclusive] | sort | reverse))'
 check kinds "$(var '"foo"' x).kind == \"parameter\" and $(var '"foo"' i).kind == \"local\"
     and $(var '"foo"' x).type == \"int *\" and ($(var '"foo"' x).decl | endswith(\"fig33.c:5\"))"
 ok report_json
+
+# ---- the access view: foo's write through x (line 14) is main's data's ----
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
+    --view access --top 0
+check access_fig33 '.view == "access" and ([.variables[] | [.function, .name]] == [["main", "data"]])
+    and (.variables[0] | .read == 0 and ((.write - 100 / 3) | fabs < 1e-6) and .inclusive == 100)'
+ok access
 
 # ---- transfer: fields through a pointer parameter, by access path ----
 build fields "$SRC/test/pass/fields.c" O0
@@ -147,17 +156,41 @@ check library "$(var '"main"' dst).inclusive == 100 and $(var '"main"' dst).excl
     $(var '"main"' src).exclusive == 25"
 ok library
 
+# ---- the access view through calls: shares move to the caller's actuals ----
+# (acc FUNCTION NAME: [read, write] of that variable, rounded to 0.01)
+acc() { echo "($(var "$1" "$2") | [.read, .write] | map(. * 100 | round / 100))"; }
+expect_status 0 "$PPW_BLAME" report --folded fields.folded --binary fields --format json --view access
+check access_fields "$(acc '"main"' 'g.cells[].energy') == [33.33, 33.33] and
+    $(acc '"main"' g.cells) == [33.33, 0] and (.variables | length == 2)"
+expect_status 0 "$PPW_BLAME" report --folded pthread.folded --binary pthread_struct --format json \
+    --view access
+check access_pthread "$(acc '"main"' 'jobs[].data') == [75, 0] and
+    $(acc '"main"' 'jobs[].result') == [0, 12.5] and $(acc '"main"' 'jobs[].id') == [12.5, 0]"
+expect_status 0 "$PPW_BLAME" report --folded omp.folded --binary omp_for --format json --view access
+check access_omp_for "$(acc '"main"' a) == [50, 50] and (.variables | length == 1)"
+expect_status 0 "$PPW_BLAME" report --folded task.folded --binary omp_task --format json --view access
+check access_omp_task "$(acc '"main"' x) == [0, 50] and $(acc '".omp_outlined."' n) == [50, 0]"
+expect_status 0 "$PPW_BLAME" report --folded globals.folded --binary globals --format json --view access
+check access_globals "$(acc null total) == [30, 50] and $(acc '"reset"' resets) == [10, 10]"
+expect_status 0 "$PPW_BLAME" report --folded lib.folded --binary libcall --format json --view access
+check access_library "$(acc '"main"' src) == [37.5, 25] and $(acc '"main"' dst) == [0, 37.5]"
+ok access_transfer
+
 # ---- options: --exclusive, --top, --blame-point, formats ----
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
     --exclusive --top 2
-check exclusive_top '(.variables | length == 2)
+check exclusive_top '(.variables | length == 2) and .view == "exclusive"
     and ([.variables[].exclusive] == ([.variables[].exclusive] | sort | reverse))'
+cp out.txt exclusive_flag.json
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
+    --view exclusive --top 2
+cmp -s out.txt exclusive_flag.json || fail "--view exclusive differs from --exclusive"
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
     --blame-point foo --top 0
 check blame_point '([.variables[].function] | unique) == ["foo"]'
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format tsv --top 0
-awk -F'\t' 'NR == 1 { n = NF } NF != n || NF != 13 { exit 1 }' out.txt ||
-    fail "tsv: every row has the 13 columns of the header"
+awk -F'\t' 'NR == 1 { n = NF } NF != n || NF != 17 { exit 1 }' out.txt ||
+    fail "tsv: every row has the 17 columns of the header"
 grep -q "^x	foo	parameter	int \*	.*fig33.c	5	main > foo	3	1	100.000	33.333" out.txt ||
     fail "tsv row of x: $(cat out.txt)"
 ok options
@@ -242,6 +275,10 @@ expect_status 2 "$PPW_BLAME" report somedir --folded fig33.folded --binary fig33
 one_error_line "report: give a run directory or --folded FILE, not both"
 expect_status 2 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format xml
 one_error_line "report: unknown format 'xml' (expected text, tsv, csv or json)"
+expect_status 2 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --view writes
+one_error_line "report: unknown view 'writes' (expected blame, exclusive or access)"
+expect_status 2 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --view access --exclusive
+one_error_line "report: --exclusive contradicts --view access"
 expect_status 2 "$PPW_BLAME" code --folded fig33.folded --binary fig33_O0 --top -1
 one_error_line "code: --top needs a number"
 expect_status 2 "$PPW_BLAME" lines --folded fig33.folded --binary fig33_O0 --flat

@@ -12,7 +12,8 @@ check() { # name, jq filter (must be true), file
 check shape '
   (keys_unsorted == ["build_id", "functions"]) and all(.functions[];
     keys_unsorted == ["name", "linkage_name", "file", "line", "outlined_from", "variables", "calls",
-                     "flags"]
+                     "accesses", "flags"]
+    and all(.accesses[]; keys_unsorted == ["file", "line", "col", "variable", "reads", "writes"])
     and all(.variables[];
       keys_unsorted == ["name", "kind", "type", "decl_line", "exit", "lines", "exclusive_lines",
                         "locations", "parent", "param_index", "flags"]
@@ -32,6 +33,9 @@ check sample '
   and (.functions[0].calls as [$step, $fork]
     | $step.bindings[1] == {"var": "result", "formal": -1, "mode": "return", "path": ""}
       and $fork.kind == "fork" and $fork.bindings[0].path == "->energy")
+  and (.functions[0].accesses | length == 4 and .[2] == {"file": "grid.c", "line": 13, "col": 9,
+       "variable": "g->cells[].energy", "reads": 1, "writes": 1} and .[3].file == "other.h")
+  and .functions[1].accesses == []
   and .functions[1].outlined_from == "main"
   and .functions[1].variables[0].param_index == 2' "$sample"
 

@@ -38,7 +38,7 @@ void bytes_zeros(struct bytes *b, size_t len)
 void bytes_free(struct bytes *b)
 {
     free(b->data);
-    *b = (struct bytes){ 0 };
+    *b = (struct bytes){0};
 }
 
 static void put_le(struct bytes *b, uint64_t value, int size)
@@ -76,8 +76,8 @@ static void put_sleb(struct bytes *b, int64_t value)
 
 void cw_init(struct chunk_writer *cw, const char *source)
 {
-    *cw = (struct chunk_writer){ .major = PPW_STATIC_MAJOR, .minor = PPW_STATIC_MINOR,
-                                 .source = source };
+    *cw = (struct chunk_writer){
+        .major = PPW_STATIC_MAJOR, .minor = PPW_STATIC_MINOR, .source = source};
     bytes_zeros(&cw->strtab, 1);
 }
 
@@ -94,8 +94,14 @@ void cw_begin(struct chunk_writer *cw, uint32_t kind)
     cw->current_kind = kind;
 }
 
-void cw_u(struct chunk_writer *cw, uint64_t value) { put_uleb(&cw->current, value); }
-void cw_s(struct chunk_writer *cw, int64_t value) { put_sleb(&cw->current, value); }
+void cw_u(struct chunk_writer *cw, uint64_t value)
+{
+    put_uleb(&cw->current, value);
+}
+void cw_s(struct chunk_writer *cw, int64_t value)
+{
+    put_sleb(&cw->current, value);
+}
 void cw_raw(struct chunk_writer *cw, const void *data, size_t len)
 {
     bytes_put(&cw->current, data, len);
@@ -155,7 +161,7 @@ void chunk_rehash(unsigned char *chunk, uint32_t size)
 
 void cw_finish(const struct chunk_writer *cw, struct bytes *out)
 {
-    struct bytes payload = { 0 };
+    struct bytes payload = {0};
     put_le(&payload, PPW_REC_STRTAB, 4);
     put_le(&payload, cw->strtab.len, 4);
     bytes_put(&payload, cw->strtab.data, cw->strtab.len);
@@ -231,8 +237,8 @@ void cw_var(struct chunk_writer *cw, uint32_t id, const struct tvar *var)
     cw_end(cw);
 }
 
-void cw_call(struct chunk_writer *cw, uint32_t id, uint32_t line, uint32_t col,
-             const char *callee, uint32_t kind, const struct tbinding *bindings, size_t count)
+void cw_call(struct chunk_writer *cw, uint32_t id, uint32_t line, uint32_t col, const char *callee,
+             uint32_t kind, const struct tbinding *bindings, size_t count)
 {
     cw_begin(cw, PPW_REC_CALL);
     cw_u(cw, id);
@@ -247,6 +253,36 @@ void cw_call(struct chunk_writer *cw, uint32_t id, uint32_t line, uint32_t col,
         cw_s(cw, bindings[i].formal);
         cw_u(cw, bindings[i].mode);
         cw_str(cw, bindings[i].path);
+    }
+    cw_end(cw);
+}
+
+static bool same_access_loc(const struct taccess *a, const struct taccess *b)
+{
+    return a->line == b->line && a->col == b->col &&
+           strcmp(a->file ? a->file : "", b->file ? b->file : "") == 0;
+}
+
+void cw_access(struct chunk_writer *cw, const struct taccess *entries, size_t count)
+{
+    size_t locations = 0;
+    for (size_t i = 0; i < count; i++)
+        locations += i == 0 || !same_access_loc(&entries[i], &entries[i - 1]);
+    cw_begin(cw, PPW_REC_ACCESS);
+    cw_u(cw, locations);
+    for (size_t i = 0; i < count;) {
+        size_t end = i + 1;
+        while (end < count && same_access_loc(&entries[end], &entries[i]))
+            end++;
+        cw_str(cw, entries[i].file);
+        cw_u(cw, entries[i].line);
+        cw_u(cw, entries[i].col);
+        cw_u(cw, end - i);
+        for (; i < end; i++) {
+            cw_u(cw, entries[i].var);
+            cw_u(cw, entries[i].reads);
+            cw_u(cw, entries[i].writes);
+        }
     }
     cw_end(cw);
 }

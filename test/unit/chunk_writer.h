@@ -75,14 +75,25 @@ struct tbinding {
     const char *path;
 };
 
+/* One (location, variable) of an ACCESS record; consecutive entries at the
+ * same location are written as one location. */
+struct taccess {
+    const char *file;
+    uint32_t line, col;
+    uint64_t var; /* index into the FUNC's vars */
+    uint32_t reads, writes;
+};
+
 void cw_unit(struct chunk_writer *cw, const char *source, const char *comp_dir,
              const char *producer, uint32_t analysed, uint32_t skipped);
 void cw_func(struct chunk_writer *cw, const char *name, const char *linkage, const char *file,
              uint32_t line, uint32_t flags, const char *parent, uint64_t nvars, uint64_t ncalls);
 void cw_var(struct chunk_writer *cw, uint32_t id, const struct tvar *var);
-void cw_call(struct chunk_writer *cw, uint32_t id, uint32_t line, uint32_t col,
-             const char *callee, uint32_t kind, const struct tbinding *bindings, size_t count);
+void cw_call(struct chunk_writer *cw, uint32_t id, uint32_t line, uint32_t col, const char *callee,
+             uint32_t kind, const struct tbinding *bindings, size_t count);
 void cw_global(struct chunk_writer *cw, const char *name, const char *key, const char *type,
                const char *file, uint32_t line);
+/* The current FUNC's ACCESS record (format 1.1). */
+void cw_access(struct chunk_writer *cw, const struct taccess *entries, size_t count);
 
 #endif

@@ -49,8 +49,8 @@ static void expect_error(const struct bytes *b, int code, const char *needle, in
     struct ppw_err err;
     int rc = load_bytes(b, &graph, &err);
     if (rc != code || err.code != code || graph != NULL || !strstr(err.message, needle))
-        FAIL_AT("(case at line %d) rc=%d code=%d message=\"%s\", expected %d with \"%s\"", line,
-                rc, err.code, err.message, code, needle);
+        FAIL_AT("(case at line %d) rc=%d code=%d message=\"%s\", expected %d with \"%s\"", line, rc,
+                err.code, err.message, code, needle);
     ppw_static_graph_free(rc ? NULL : graph);
 }
 
@@ -95,6 +95,17 @@ static void check_main(const struct ppw_static_func *f)
     CHECK_INT(fork->kind, PPW_CALL_FORK);
     CHECK_INT(fork->bindings[0].formal, 2);
     CHECK_STR(fork->bindings[0].callee_path, "->energy");
+    CHECK_INT(f->access_count, 3);
+    if (f->access_count != 3)
+        return;
+    CHECK_STR(f->accesses[0].loc.file, "grid.c");
+    CHECK_INT(f->accesses[0].loc.line, 12);
+    CHECK_INT(f->accesses[1].entry_count, 2);
+    CHECK_INT(f->accesses[1].entries[1].var, 1);
+    CHECK_INT(f->accesses[1].entries[1].reads, 1);
+    CHECK_INT(f->accesses[1].entries[1].writes, 1);
+    CHECK_STR(f->accesses[2].loc.file, "other.h");
+    CHECK_INT(f->accesses[2].entries[0].writes, 2);
 }
 
 static void check_sample(const struct ppw_static_graph *graph)
@@ -108,6 +119,7 @@ static void check_sample(const struct ppw_static_graph *graph)
     CHECK_STR(graph->units[0].producer, "clang 19 + ppw");
     CHECK_INT(graph->units[0].analysed, 2);
     CHECK_INT(graph->units[0].skipped_nodebug, 1);
+    CHECK(graph->units[0].minor >= PPW_STATIC_MINOR); /* 7 in the future-records test */
     check_main(&graph->funcs[0]);
     const struct ppw_static_func *outlined = &graph->funcs[1];
     CHECK_STR(outlined->parent, "main");
@@ -119,7 +131,7 @@ static void check_sample(const struct ppw_static_graph *graph)
 
 static void test_roundtrip_in_memory(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     struct ppw_static_graph *graph = NULL;
     struct ppw_err err;
@@ -132,13 +144,13 @@ static void test_roundtrip_in_memory(void)
 
 static void test_roundtrip_elf(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     unsigned char note[64];
     build_sample(&b, "sample.c");
     size_t note_size = make_build_id_note(note, 0xa0);
     const struct test_section sections[] = {
-        { ".note.gnu.build-id", SHT_NOTE, note, note_size },
-        { PPW_STATIC_SECTION, SHT_PROGBITS, b.data, b.len },
+        {".note.gnu.build-id", SHT_NOTE, note, note_size},
+        {PPW_STATIC_SECTION, SHT_PROGBITS, b.data, b.len},
     };
     char *path = temp_path("roundtrip.o");
     CHECK_INT(write_test_elf(path, sections, 2), 0);
@@ -163,7 +175,7 @@ static void test_roundtrip_elf(void)
 static void test_find_by_linkage_name(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "helper", "_ZL6helperv", "small.c", 1, 0, "", 0, 0);
     finish_small(&cw, &b);
@@ -183,7 +195,7 @@ static void test_find_by_linkage_name(void)
 static void test_unknown_records_and_trailing_bytes(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     cw_init(&cw, "sample.c");
     cw.minor = 7;
     cw_begin(&cw, 99); /* a record kind from the future, before known ones */
@@ -222,7 +234,7 @@ static void test_unknown_records_and_trailing_bytes(void)
 static void test_trailing_bytes_in_var(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw.minor = 3;
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 1, 0);
@@ -251,7 +263,7 @@ static void test_trailing_bytes_in_var(void)
 
 static void test_two_chunks_with_padding(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     bytes_zeros(&b, 3); /* padding may even come first */
     build_sample(&b, "sample.c");
     bytes_zeros(&b, 5);
@@ -272,7 +284,7 @@ static void test_two_chunks_with_padding(void)
 
 static void test_duplicate_chunk_loaded_once(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     bytes_zeros(&b, 4);
     build_sample(&b, "sample.c");
@@ -290,7 +302,7 @@ static void test_duplicate_chunk_loaded_once(void)
 
 static void test_empty_section(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     bytes_zeros(&b, 16);
     struct ppw_static_graph *graph = NULL;
     struct ppw_err err;
@@ -305,7 +317,7 @@ static void test_empty_section(void)
 
 static void test_truncated_chunk(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.len -= 10;
     EXPECT_ERROR(&b, PPW_ECORRUPT, "truncated chunk");
@@ -320,14 +332,14 @@ static void test_truncated_chunk(void)
  * must be caught by the record walk. */
 static void test_truncated_at_every_length(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     size_t full = b.len;
     unsigned char *copy = malloc(full);
     for (size_t len = PPW_STATIC_HEADER_SIZE; len < full; len++) {
         memcpy(copy, b.data, full);
         chunk_rehash(copy, (uint32_t)len);
-        struct bytes cut = { copy, len, full };
+        struct bytes cut = {copy, len, full};
         struct ppw_static_graph *graph = NULL;
         struct ppw_err err;
         int rc = load_bytes(&cut, &graph, &err);
@@ -342,7 +354,7 @@ static void test_truncated_at_every_length(void)
 
 static void test_hash_mismatch(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.data[b.len / 2] ^= 0x10;
     EXPECT_ERROR(&b, PPW_ECORRUPT, "hash mismatch");
@@ -351,7 +363,7 @@ static void test_hash_mismatch(void)
 
 static void test_bad_magic(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.data[1] = 'Q';
     EXPECT_ERROR(&b, PPW_ECORRUPT, "bad chunk magic");
@@ -365,7 +377,7 @@ static void test_bad_magic(void)
 static void test_newer_major_version(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw.major = 2;
     cw.minor = 3;
@@ -377,7 +389,7 @@ static void test_newer_major_version(void)
 
 static void test_bad_header_size(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.data[8] = 39;
     EXPECT_ERROR(&b, PPW_ECORRUPT, "header_size 39");
@@ -386,7 +398,7 @@ static void test_bad_header_size(void)
 
 static void test_record_count_mismatch(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.data[24]++;
     EXPECT_ERROR(&b, PPW_ECORRUPT, "announces");
@@ -396,7 +408,7 @@ static void test_record_count_mismatch(void)
 static void test_record_size_past_chunk(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     size_t record_start = cw.records.len;
     cw_global(&cw, "x", "x", "int", "small.c", 1);
@@ -410,7 +422,7 @@ static void test_record_size_past_chunk(void)
 
 static void test_first_record_not_strtab(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.data[PPW_STATIC_HEADER_SIZE] = PPW_REC_UNIT; /* STRTAB's kind */
     chunk_rehash(b.data, 0);
@@ -423,7 +435,7 @@ static void test_first_record_not_strtab(void)
 static void test_string_offset_out_of_range(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_begin(&cw, PPW_REC_GLOBAL);
     size_t mark = cw_mark(&cw);
@@ -446,7 +458,7 @@ static void test_string_offset_out_of_range(void)
 static void test_string_not_terminated(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_global(&cw, "x", "", "", "", 1);
     size_t strtab_end = PPW_STATIC_HEADER_SIZE + 8 + cw.strtab.len;
@@ -460,11 +472,11 @@ static void test_string_not_terminated(void)
 static void test_var_parent_out_of_range(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 2, 0);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
-    cw_var(&cw, 1, &(struct tvar){ .name = "a.b", .kind = PPW_VAR_FIELD, .parent = 3 });
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    cw_var(&cw, 1, &(struct tvar){.name = "a.b", .kind = PPW_VAR_FIELD, .parent = 3});
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "VAR parent: 3 is out of range");
     bytes_free(&b);
@@ -473,12 +485,12 @@ static void test_var_parent_out_of_range(void)
 static void test_var_parent_cycle(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 3, 0);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
-    cw_var(&cw, 1, &(struct tvar){ .name = "b", .kind = PPW_VAR_FIELD, .parent = 3 });
-    cw_var(&cw, 2, &(struct tvar){ .name = "c", .kind = PPW_VAR_FIELD, .parent = 2 });
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    cw_var(&cw, 1, &(struct tvar){.name = "b", .kind = PPW_VAR_FIELD, .parent = 3});
+    cw_var(&cw, 2, &(struct tvar){.name = "c", .kind = PPW_VAR_FIELD, .parent = 2});
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "its own ancestor");
     bytes_free(&b);
@@ -487,11 +499,11 @@ static void test_var_parent_cycle(void)
 static void test_var_id_out_of_order(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 2, 0);
-    cw_var(&cw, 1, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
-    cw_var(&cw, 0, &(struct tvar){ .name = "b", .kind = PPW_VAR_LOCAL });
+    cw_var(&cw, 1, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    cw_var(&cw, 0, &(struct tvar){.name = "b", .kind = PPW_VAR_LOCAL});
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "VAR id 1 out of order");
     bytes_free(&b);
@@ -500,10 +512,10 @@ static void test_var_id_out_of_order(void)
 static void test_var_bad_kind(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 1, 0);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = 9 });
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = 9});
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "VAR kind: 9 is not a known value");
     bytes_free(&b);
@@ -512,11 +524,11 @@ static void test_var_bad_kind(void)
 static void test_func_announces_more_vars(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 3, 0);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
-    cw_var(&cw, 1, &(struct tvar){ .name = "b", .kind = PPW_VAR_LOCAL });
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    cw_var(&cw, 1, &(struct tvar){.name = "b", .kind = PPW_VAR_LOCAL});
     cw_begin(&cw, 77); /* room enough that only the count check can catch it */
     bytes_zeros(&cw.current, 200);
     cw_end(&cw);
@@ -528,11 +540,11 @@ static void test_func_announces_more_vars(void)
 static void test_func_gets_extra_var(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 1, 0);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
-    cw_var(&cw, 1, &(struct tvar){ .name = "b", .kind = PPW_VAR_LOCAL });
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    cw_var(&cw, 1, &(struct tvar){.name = "b", .kind = PPW_VAR_LOCAL});
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "this VAR is one more");
     bytes_free(&b);
@@ -541,9 +553,9 @@ static void test_func_gets_extra_var(void)
 static void test_var_outside_func(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "VAR record outside a FUNC");
     bytes_free(&b);
@@ -552,7 +564,7 @@ static void test_var_outside_func(void)
 static void test_huge_counts(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", UINT64_C(1) << 62, 0);
     finish_small(&cw, &b);
@@ -588,7 +600,7 @@ static void test_huge_counts(void)
 static void test_leb_overflow(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_begin(&cw, PPW_REC_GLOBAL);
     cw_raw(&cw, "\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", 11);
@@ -609,11 +621,11 @@ static void test_leb_overflow(void)
 static void test_binding_var_out_of_range(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 1, 1);
-    cw_var(&cw, 0, &(struct tvar){ .name = "a", .kind = PPW_VAR_LOCAL });
-    const struct tbinding bad[] = { { 2, 0, PPW_BIND_REF, "" } };
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    const struct tbinding bad[] = {{2, 0, PPW_BIND_REF, ""}};
     cw_call(&cw, 0, 1, 1, "g", PPW_CALL_DIRECT, bad, 1);
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "CALL binding var: 2 is out of range");
@@ -623,13 +635,100 @@ static void test_binding_var_out_of_range(void)
 static void test_binding_formal_out_of_range(void)
 {
     struct chunk_writer cw;
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     begin_small(&cw);
     cw_func(&cw, "f", "f", "small.c", 1, 0, "", 0, 1);
-    const struct tbinding bad[] = { { 0, -2, PPW_BIND_REF, "" } };
+    const struct tbinding bad[] = {{0, -2, PPW_BIND_REF, ""}};
     cw_call(&cw, 0, 1, 1, "g", PPW_CALL_DIRECT, bad, 1);
     finish_small(&cw, &b);
     EXPECT_ERROR(&b, PPW_ECORRUPT, "formal: -2 is out of range");
+    bytes_free(&b);
+}
+
+/* ---- ACCESS (format 1.1) ---- */
+
+/* A 1.0 chunk has no ACCESS records: it reads, and says which minor it is. */
+static void test_version_1_0_without_accesses(void)
+{
+    struct chunk_writer cw;
+    struct bytes b = {0};
+    begin_small(&cw);
+    cw.minor = 0;
+    cw_func(&cw, "f", "f", "small.c", 1, PPW_FUNC_ANALYSED, "", 1, 0);
+    cw_var(&cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+    finish_small(&cw, &b);
+    struct ppw_static_graph *graph = NULL;
+    struct ppw_err err;
+    CHECK_INT(load_bytes(&b, &graph, &err), 0);
+    if (graph) {
+        CHECK_INT(graph->units[0].minor, 0);
+        CHECK_INT(graph->funcs[0].access_count, 0);
+        CHECK(graph->funcs[0].accesses == NULL);
+    }
+    ppw_static_graph_free(graph);
+    bytes_free(&b);
+}
+
+/* f with one variable, then an ACCESS record the test completes. */
+static void begin_access(struct chunk_writer *cw)
+{
+    begin_small(cw);
+    cw_func(cw, "f", "f", "small.c", 1, PPW_FUNC_ANALYSED, "", 1, 0);
+    cw_var(cw, 0, &(struct tvar){.name = "a", .kind = PPW_VAR_LOCAL});
+}
+
+static void test_access_errors(void)
+{
+    struct chunk_writer cw;
+    struct bytes b = {0};
+    const struct taccess one = {"", 3, 4, 0, 1, 0};
+
+    begin_small(&cw);
+    cw_access(&cw, &one, 1);
+    finish_small(&cw, &b);
+    EXPECT_ERROR(&b, PPW_ECORRUPT, "ACCESS record outside a FUNC");
+    bytes_free(&b);
+
+    begin_access(&cw);
+    cw_access(&cw, &one, 1);
+    cw_access(&cw, &one, 1);
+    finish_small(&cw, &b);
+    EXPECT_ERROR(&b, PPW_ECORRUPT, "FUNC 'f' has a second ACCESS record");
+    bytes_free(&b);
+
+    begin_access(&cw);
+    const struct taccess bad_var = {"", 3, 4, 1, 1, 0};
+    cw_access(&cw, &bad_var, 1);
+    finish_small(&cw, &b);
+    EXPECT_ERROR(&b, PPW_ECORRUPT, "ACCESS names variable 1 of 1 read so far");
+    bytes_free(&b);
+
+    begin_access(&cw);
+    const struct taccess nothing = {"", 3, 4, 0, 0, 0};
+    cw_access(&cw, &nothing, 1);
+    finish_small(&cw, &b);
+    EXPECT_ERROR(&b, PPW_ECORRUPT, "ACCESS entry with no read and no write");
+    bytes_free(&b);
+
+    begin_access(&cw);
+    cw_begin(&cw, PPW_REC_ACCESS);
+    cw_u(&cw, 1000000); /* locations that cannot fit */
+    cw_u(&cw, 0);
+    cw_end(&cw);
+    finish_small(&cw, &b);
+    EXPECT_ERROR(&b, PPW_ECORRUPT, "ACCESS location_count 1000000 cannot fit");
+    bytes_free(&b);
+
+    begin_access(&cw);
+    cw_begin(&cw, PPW_REC_ACCESS);
+    cw_u(&cw, 1);
+    cw_str(&cw, "");
+    cw_u(&cw, 3);
+    cw_u(&cw, 4);
+    cw_u(&cw, 0); /* a location without entries */
+    cw_end(&cw);
+    finish_small(&cw, &b);
+    EXPECT_ERROR(&b, PPW_ECORRUPT, "ACCESS entry_count 0 is 0 or cannot fit");
     bytes_free(&b);
 }
 
@@ -637,8 +736,8 @@ static void test_binding_formal_out_of_range(void)
  * the result is a graph or an error with a message, never a crash. */
 static void test_mutations_never_crash(void)
 {
-    static const unsigned char flips[] = { 0x01, 0x80, 0xff, 0x7f };
-    struct bytes b = { 0 };
+    static const unsigned char flips[] = {0x01, 0x80, 0xff, 0x7f};
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     unsigned char *copy = malloc(b.len);
     int loaded = 0, rejected = 0;
@@ -648,7 +747,7 @@ static void test_mutations_never_crash(void)
             copy[at] ^= flips[f];
             if (at >= PPW_STATIC_HEADER_SIZE)
                 chunk_rehash(copy, 0);
-            struct bytes mutated = { copy, b.len, b.len };
+            struct bytes mutated = {copy, b.len, b.len};
             struct ppw_static_graph *graph = NULL;
             struct ppw_err err;
             int rc = load_bytes(&mutated, &graph, &err);
@@ -696,7 +795,7 @@ static void test_elf_without_section(void)
 {
     unsigned char note[64];
     size_t note_size = make_build_id_note(note, 1);
-    const struct test_section sections[] = { { ".note.gnu.build-id", SHT_NOTE, note, note_size } };
+    const struct test_section sections[] = {{".note.gnu.build-id", SHT_NOTE, note, note_size}};
     char *path = temp_path("no-section.o");
     CHECK_INT(write_test_elf(path, sections, 1), 0);
     struct ppw_static_graph *graph = NULL;
@@ -709,10 +808,10 @@ static void test_elf_without_section(void)
 
 static void test_corrupt_section_in_elf(void)
 {
-    struct bytes b = { 0 };
+    struct bytes b = {0};
     build_sample(&b, "sample.c");
     b.data[b.len - 1] ^= 1;
-    const struct test_section sections[] = { { PPW_STATIC_SECTION, SHT_PROGBITS, b.data, b.len } };
+    const struct test_section sections[] = {{PPW_STATIC_SECTION, SHT_PROGBITS, b.data, b.len}};
     char *path = temp_path("corrupt.o");
     CHECK_INT(write_test_elf(path, sections, 1), 0);
     struct ppw_static_graph *graph = NULL;
@@ -758,6 +857,8 @@ int main(int argc, char **argv)
     RUN(test_leb_overflow);
     RUN(test_binding_var_out_of_range);
     RUN(test_binding_formal_out_of_range);
+    RUN(test_version_1_0_without_accesses);
+    RUN(test_access_errors);
     RUN(test_mutations_never_crash);
     RUN(test_not_elf);
     RUN(test_missing_file);

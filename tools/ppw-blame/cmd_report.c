@@ -13,7 +13,8 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame report [DIR] [--top N] [--exclusive] [--blame-point FN]\n"
+    "usage: ppw-blame report [DIR] [--top N] [--view blame|exclusive|access]\n"
+    "                        [--blame-point FN]\n"
     "                        [--format text|tsv|csv|json] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R]\n"
     "       ppw-blame report --folded FILE --binary BIN [options]\n\n"
@@ -22,10 +23,16 @@ static const char usage[] =
     "its function and, through exit variables, in the functions it calls) and\n"
     "exclusive (direct writes to it). One sample blames several variables, so the\n"
     "shares add up to more than 100%.\n\n"
+    "The access view ranks them instead by the samples of the code that reads\n"
+    "and writes them: a sample is split among the variables its location loads\n"
+    "from and stores to, by number of accesses, and a callee's parameter passes\n"
+    "its share to the caller's argument, so these shares add up to at most 100%.\n\n"
     "DIR is a run directory (default: the ppw-* directory of the current directory\n"
     "modified last); --folded reads folded stacks instead (docs/FORMATS.md).\n\n"
     "  --top N            the N first variables (default 20; 0: all)\n"
-    "  --exclusive        rank by exclusive blame\n"
+    "  --view VIEW        blame (default: inclusive blame), exclusive (direct writes)\n"
+    "                     or access (reads and writes); JSON carries all three\n"
+    "  --exclusive        the same as --view exclusive\n"
     "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
     "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
@@ -35,13 +42,18 @@ static const char usage[] =
     "  --folded FILE      folded stacks, one per line: main@22;foo@9 3\n"
     "  -h, --help         show this help\n";
 
+enum report_view { REPORT_BLAME, REPORT_EXCLUSIVE, REPORT_ACCESS };
+
+static const char *const view_names[] = {"blame", "exclusive", "access"};
+
 struct report {
     const struct view_opts *o;
     const struct view_input *in;
     const struct ppw_blame_result *r;
-    const char *blame_point;
+    const char *blame_point, *view_name;
+    enum report_view view;
     bool exclusive;
-    size_t shown;
+    size_t shown, listed;
 };
 
 static int compare_exclusive(const void *x, const void *y)
@@ -55,6 +67,46 @@ static int compare_exclusive(const void *x, const void *y)
     return c ? c : strcmp(a->name, b->name);
 }
 
+static double accessed(const struct ppw_blame_var *v)
+{
+    return v->access_read + v->access_write;
+}
+
+static int compare_access(const void *x, const void *y)
+{
+    const struct ppw_blame_var *a = x, *b = y;
+    if (accessed(a) != accessed(b))
+        return accessed(a) > accessed(b) ? -1 : 1;
+    if (a->access_read != b->access_read)
+        return a->access_read > b->access_read ? -1 : 1;
+    if (a->inclusive != b->inclusive)
+        return a->inclusive > b->inclusive ? -1 : 1;
+    int c = strcmp(a->function ? a->function : "", b->function ? b->function : "");
+    return c ? c : strcmp(a->name, b->name);
+}
+
+static double pct(double part, uint64_t total)
+{
+    return total ? 100.0 * part / (double)total : 0;
+}
+
+/* Sorts the variables for the view; returns how many it lists (those the
+ * view charges at all). */
+static size_t rank_for_view(struct ppw_blame_result *r, enum report_view view)
+{
+    if (!r->nvars)
+        return 0;
+    if (view == REPORT_EXCLUSIVE)
+        qsort(r->vars, r->nvars, sizeof *r->vars, compare_exclusive);
+    else if (view == REPORT_ACCESS)
+        qsort(r->vars, r->nvars, sizeof *r->vars, compare_access);
+    size_t n = 0;
+    while (n < r->nvars &&
+           (view == REPORT_ACCESS ? accessed(&r->vars[n]) > 0 : r->vars[n].inclusive > 0))
+        n++;
+    return n;
+}
+
 /* ---- text ---- */
 
 static void text_header(FILE *out, const struct report *p)
@@ -63,26 +115,45 @@ static void text_header(FILE *out, const struct report *p)
     view_text_title(out, p->in, "report");
     fputs("blame point: ", out);
     cli_text(out, p->blame_point ? p->blame_point : "main (default)");
-    fprintf(out, "; ranked by %s blame; a sample blames several variables\n",
-            p->exclusive ? "exclusive" : "inclusive");
+    if (p->view == REPORT_ACCESS)
+        fputs("; ranked by reads and writes, a sample split by accesses\n", out);
+    else
+        fprintf(out, "; ranked by %s blame; a sample blames several variables\n",
+                p->view == REPORT_EXCLUSIVE ? "exclusive" : "inclusive");
     if (r->unattributed)
-        fprintf(out, "note: %" PRIu64 " samples (%.1f%%) have no frame in code with a blame graph\n",
+        fprintf(out,
+                "note: %" PRIu64 " samples (%.1f%%) have no frame in code with a blame graph\n",
                 r->unattributed, view_pct(r->unattributed, r->total_samples));
-    if (!r->nvars) {
-        fputs("\nno variable is blamed\n", out);
+    if (p->view == REPORT_ACCESS)
+        fprintf(out, "note: %.1f%% of the samples are at locations that access no variable\n",
+                100.0 - pct(r->access_samples, r->total_samples));
+    if (!p->shown) {
+        fputs(p->view == REPORT_ACCESS ? "\nno variable is accessed\n"
+                                       : "\nno variable is blamed\n",
+              out);
         return;
     }
-    fprintf(out, "\n%6s %6s %9s %9s  %-22s %-6s %-14s %s\n", "incl%", "excl%", "samples",
-            view_metric_header(p->in), "variable", "kind", "type", "declared");
+    if (p->view == REPORT_ACCESS)
+        fprintf(out, "\n%6s %6s %9s %9s  %-22s %-6s %-14s %s\n", "read%", "write%", "samples",
+                view_metric_header(p->in), "variable", "kind", "type", "declared");
+    else
+        fprintf(out, "\n%6s %6s %9s %9s  %-22s %-6s %-14s %s\n", "incl%", "excl%", "samples",
+                view_metric_header(p->in), "variable", "kind", "type", "declared");
 }
 
 static void text_var(FILE *out, const struct report *p, const struct ppw_blame_var *v)
 {
     char decl[64], where[600];
     uint64_t total = p->r->total_samples;
-    fprintf(out, "%6.1f %6.1f %9" PRIu64 " ", view_pct(v->inclusive, total),
-            view_pct(v->exclusive, total), v->inclusive);
-    view_metric_cell(out, p->in, v->inclusive_weight);
+    if (p->view == REPORT_ACCESS) {
+        fprintf(out, "%6.1f %6.1f %9.1f ", pct(v->access_read, total), pct(v->access_write, total),
+                accessed(v));
+        view_metric_cell(out, p->in, v->access_read_weight + v->access_write_weight);
+    } else {
+        fprintf(out, "%6.1f %6.1f %9" PRIu64 " ", view_pct(v->inclusive, total),
+                view_pct(v->exclusive, total), v->inclusive);
+        view_metric_cell(out, p->in, v->inclusive_weight);
+    }
     fputs("  ", out);
     view_cell(out, v->name, 22, false);
     putc(' ', out);
@@ -125,9 +196,15 @@ static void tsv_var(FILE *out, const struct report *p, const struct ppw_blame_va
     }
     fprintf(out, "%" PRIu32 "\t", v->decl_line);
     view_tsv(out, v->context);
-    fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%.3f\t%.3f\t%.9g\t%.9g\n", v->inclusive, v->exclusive,
+    fprintf(out, "\t%" PRIu64 "\t%" PRIu64 "\t%.3f\t%.3f\t%.9g\t%.9g", v->inclusive, v->exclusive,
             view_pct(v->inclusive, total), view_pct(v->exclusive, total), v->inclusive_weight,
             v->exclusive_weight);
+    if (p->r->access_data)
+        fprintf(out, "\t%.3f\t%.3f\t%.3f\t%.9g\n", pct(accessed(v), total),
+                pct(v->access_read, total), pct(v->access_write, total),
+                v->access_read_weight + v->access_write_weight);
+    else
+        fputs("\t\t\t\t\n", out);
 }
 
 static void json_var(FILE *out, const struct report *p, const struct ppw_blame_var *v)
@@ -154,6 +231,16 @@ static void json_var(FILE *out, const struct report *p, const struct ppw_blame_v
     json_double(out, view_pct(v->inclusive, total));
     fputs(",\"exclusive\":", out);
     json_double(out, view_pct(v->exclusive, total));
+    if (p->r->access_data) {
+        fputs(",\"access\":", out);
+        json_double(out, pct(accessed(v), total));
+        fputs(",\"read\":", out);
+        json_double(out, pct(v->access_read, total));
+        fputs(",\"write\":", out);
+        json_double(out, pct(v->access_write, total));
+    } else {
+        fputs(",\"access\":null,\"read\":null,\"write\":null", out);
+    }
     putc('}', out);
 }
 
@@ -164,7 +251,8 @@ static void print_report(FILE *out, const struct report *p)
         view_json_open(out, p->in, "variables");
     } else if (p->o->fmt == VIEW_TSV) {
         fputs("name\tfunction\tkind\ttype\tdecl_file\tdecl_line\tcontext\tsamples\t"
-              "exclusive_samples\tinclusive\texclusive\tinclusive_metric\texclusive_metric\n",
+              "exclusive_samples\tinclusive\texclusive\tinclusive_metric\texclusive_metric\t"
+              "access\tread\twrite\taccess_metric\n",
               out);
     } else {
         text_header(out, p);
@@ -179,26 +267,50 @@ static void print_report(FILE *out, const struct report *p)
             text_var(out, p, &r->vars[i]);
         }
     }
-    if (p->o->fmt == VIEW_JSON)
-        fputs("]}\n", out);
-    else if (p->o->fmt == VIEW_TEXT && p->shown < r->nvars)
-        fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", r->nvars - p->shown,
-                r->nvars - p->shown == 1 ? "" : "s");
+    if (p->o->fmt == VIEW_JSON) {
+        fprintf(out, "],\"view\":\"%s\",\"accessed_samples\":", view_names[p->view]);
+        if (r->access_data)
+            json_double(out, r->access_samples);
+        else
+            fputs("null", out);
+        fputs("}\n", out);
+    } else if (p->o->fmt == VIEW_TEXT && p->shown < p->listed)
+        fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", p->listed - p->shown,
+                p->listed - p->shown == 1 ? "" : "s");
+}
+
+static int parse_view(struct report *p, struct ppw_err *err)
+{
+    if (p->exclusive && p->view_name && strcmp(p->view_name, "exclusive") != 0)
+        return ppw_err_set(err, PPW_EUSAGE, "report: --exclusive contradicts --view %s",
+                           p->view_name);
+    p->view = p->exclusive ? REPORT_EXCLUSIVE : REPORT_BLAME;
+    if (!p->view_name)
+        return 0;
+    for (size_t i = 0; i < sizeof view_names / sizeof view_names[0]; i++)
+        if (strcmp(p->view_name, view_names[i]) == 0) {
+            p->view = (enum report_view)i;
+            return 0;
+        }
+    return ppw_err_set(err, PPW_EUSAGE,
+                       "report: unknown view '%s' (expected blame, exclusive or access)",
+                       p->view_name);
 }
 
 int cmd_report(int argc, char **argv)
 {
     struct view_opts o = {0};
     struct report p = {.o = &o};
-    const struct cli_option options[] = {VIEW_OPTIONS(&o), {"--blame-point", &p.blame_point}};
+    const struct cli_option options[] = {
+        VIEW_OPTIONS(&o), {"--blame-point", &p.blame_point}, {"--view", &p.view_name}};
     const struct cli_flag flags[] = {{"--exclusive", &p.exclusive}, {"--force", &o.force}};
     struct view_input in = {0};
     struct ppw_blame_result *r = NULL;
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 2, &o.dir, &o.help,
+    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 2, flags, 2, &o.dir, &o.help,
                         &err) ||
-        view_check_opts(&o, "report", 20, &err))
+        view_check_opts(&o, "report", 20, &err) || parse_view(&p, &err))
         return cli_fail(&err);
     if (o.help) {
         fputs(usage, stdout);
@@ -208,16 +320,20 @@ int cmd_report(int argc, char **argv)
     if (!rc) {
         size_t nstacks;
         const struct ppw_blame_stack *stacks = view_stacks(&in, &nstacks);
-        struct ppw_blame_options bo = {.blame_point = p.blame_point,
-                                       .outlined_params = p.blame_point != NULL};
+        struct ppw_blame_options bo = {
+            .blame_point = p.blame_point, .outlined_params = p.blame_point != NULL, .access = true};
         rc = ppw_blame_attribute(in.graph, stacks, nstacks, &bo, &r, &err);
     }
+    if (!rc && p.view == REPORT_ACCESS && !r->access_data)
+        rc = ppw_err_set(&err, PPW_EVERSION,
+                         "%s: its blame graphs predate format 1.1 and hold no accesses; rebuild "
+                         "it with this ppw-cc for --view access (blame and exclusive work)",
+                         in.binary ? in.binary : "the binary");
     if (!rc) {
-        if (p.exclusive && r->nvars)
-            qsort(r->vars, r->nvars, sizeof *r->vars, compare_exclusive);
+        p.listed = rank_for_view(r, p.view);
         p.in = &in;
         p.r = r;
-        p.shown = o.top_n && o.top_n < r->nvars ? o.top_n : r->nvars;
+        p.shown = o.top_n && o.top_n < p.listed ? o.top_n : p.listed;
         print_report(view_out(&o), &p);
         if ((rc = view_out_finish(&o)) != 0)
             ppw_err_set(&err, rc, "out of memory");

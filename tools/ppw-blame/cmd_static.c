@@ -39,21 +39,21 @@ static const char usage[] =
 
 static const char *var_kind_name(uint32_t kind)
 {
-    static const char *const names[] = { "?", "local", "param", "global", "static", "field",
-                                          "return" };
+    static const char *const names[] = {"?",      "local", "param", "global",
+                                        "static", "field", "return"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
 static const char *call_kind_name(uint32_t kind)
 {
-    static const char *const names[] = { "?", "direct", "indirect", "fork", "task", "spawn",
-                                          "library" };
+    static const char *const names[] = {"?",    "direct", "indirect", "fork",
+                                        "task", "spawn",  "library"};
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
 static const char *bind_mode_name(uint32_t mode)
 {
-    static const char *const names[] = { "?", "ref", "value", "return", "written", "source" };
+    static const char *const names[] = {"?", "ref", "value", "return", "written", "source"};
     return mode < sizeof names / sizeof names[0] ? names[mode] : "?";
 }
 
@@ -61,9 +61,9 @@ static const struct {
     uint32_t bit;
     const char *name;
 } var_flag_names[] = {
-    { PPW_VAR_EXIT_WRITTEN, "exit_written" }, { PPW_VAR_EXIT_RETURNED, "exit_returned" },
-    { PPW_VAR_EXIT_GLOBAL, "exit_global" },   { PPW_VAR_WRITTEN, "written" },
-    { PPW_VAR_PASSED_BY_REF, "passed_by_ref" }, { PPW_VAR_SSA, "ssa" },
+    {PPW_VAR_EXIT_WRITTEN, "exit_written"},   {PPW_VAR_EXIT_RETURNED, "exit_returned"},
+    {PPW_VAR_EXIT_GLOBAL, "exit_global"},     {PPW_VAR_WRITTEN, "written"},
+    {PPW_VAR_PASSED_BY_REF, "passed_by_ref"}, {PPW_VAR_SSA, "ssa"},
 };
 
 static const char *func_display_name(const struct ppw_static_func *func)
@@ -173,6 +173,31 @@ static void text_call(FILE *out, const struct ppw_static_func *func,
     putc('\n', out);
 }
 
+/* "line:col" in the function's own file, "file:line:col" elsewhere. */
+static void text_location(FILE *out, const struct ppw_static_func *func,
+                          const struct ppw_static_loc *loc)
+{
+    if (strcmp(loc->file, func->file) != 0) {
+        cli_text(out, loc->file);
+        putc(':', out);
+    }
+    fprintf(out, "%u:%u", loc->line, loc->col);
+}
+
+/* One line per (location, variable): "  access 88:17 SD.grid[].xs reads=1 writes=0". */
+static void text_access(FILE *out, const struct ppw_static_func *func,
+                        const struct ppw_static_access *access)
+{
+    for (size_t i = 0; i < access->entry_count; i++) {
+        const struct ppw_static_access_entry *entry = &access->entries[i];
+        fputs("  access ", out);
+        text_location(out, func, &access->loc);
+        putc(' ', out);
+        cli_text(out, var_name(func, (int32_t)entry->var));
+        fprintf(out, " reads=%u writes=%u\n", entry->reads, entry->writes);
+    }
+}
+
 static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("function ", out);
@@ -195,6 +220,8 @@ static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
             return PPW_ENOMEM;
     for (size_t i = 0; i < func->call_count; i++)
         text_call(out, func, &func->calls[i]);
+    for (size_t i = 0; i < func->access_count; i++)
+        text_access(out, func, &func->accesses[i]);
     return 0;
 }
 
@@ -297,6 +324,26 @@ static void json_call(FILE *out, const struct ppw_static_func *func,
     fputs("]}", out);
 }
 
+static void json_accesses(FILE *out, const struct ppw_static_func *func)
+{
+    bool first = true;
+    putc('[', out);
+    for (size_t i = 0; i < func->access_count; i++) {
+        const struct ppw_static_access *access = &func->accesses[i];
+        for (size_t k = 0; k < access->entry_count; k++) {
+            const struct ppw_static_access_entry *entry = &access->entries[k];
+            fputs(first ? "{\"file\":" : ",{\"file\":", out);
+            first = false;
+            json_string(out, access->loc.file);
+            fprintf(out, ",\"line\":%u,\"col\":%u,\"variable\":", access->loc.line,
+                    access->loc.col);
+            json_string_or_null(out, var_name(func, (int32_t)entry->var));
+            fprintf(out, ",\"reads\":%u,\"writes\":%u}", entry->reads, entry->writes);
+        }
+    }
+    putc(']', out);
+}
+
 static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("{\"name\":", out);
@@ -320,7 +367,9 @@ static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
             putc(',', out);
         json_call(out, func, &func->calls[i]);
     }
-    fputs("],\"flags\":[", out);
+    fputs("],\"accesses\":", out);
+    json_accesses(out, func);
+    fputs(",\"flags\":[", out);
     const char *separator = "";
     if (func->flags & PPW_FUNC_ANALYSED)
         fprintf(out, "%s\"analysed\"", separator), separator = ",";
@@ -342,7 +391,7 @@ static bool selected(const struct static_opts *opts, const struct ppw_static_fun
 static int print_graph(FILE *out, const struct static_opts *opts,
                        const struct ppw_static_graph *graph)
 {
-    struct line_buf buf = { 0 };
+    struct line_buf buf = {0};
     bool json = opts->format == FORMAT_JSON, first = true;
     int rc = 0;
     if (json) {
@@ -422,7 +471,7 @@ static int check_function_exists(const struct static_opts *opts,
 
 int cmd_static(int argc, char **argv)
 {
-    struct static_opts opts = { 0 };
+    struct static_opts opts = {0};
     struct ppw_err err;
     ppw_err_clear(&err);
     if (parse_args(argc, argv, &opts, &err))
