@@ -314,13 +314,16 @@ PPW_SIGSAFE static void on_papi_overflow(int eventset, void *address, long long 
 
 /* ---- metric selection ---------------------------------------------------- */
 
-/* Kernel time counts toward the period when we may (root, or
- * perf_event_paranoid < 2): an overflow while in the kernel is then
- * delivered on return to user mode and charged to the caller of the system
- * call.  Unprivileged users must exclude the kernel, and then lose the
- * periods that end in it. */
-static int exclude_kernel = -1; /* -1: not yet known */
-
+/* Overflows are counted in user mode only (exclude_kernel, as PAPI's
+ * default user domain does): the kernel then raises our signal only from a
+ * tick that interrupted user code, and delivers it on that return to user
+ * mode.  Counted in kernel mode, an overflow inside a system call would
+ * make a sleeping nanosleep, clock_nanosleep or poll return EINTR to the
+ * program (SA_RESTART does not restart them), and one inside execve would
+ * stay pending into the new program, whose default action for a real-time
+ * signal is to die.  The task clock still runs in the kernel, and each
+ * sample's weight is the thread CPU time since the previous one, so system
+ * call time is kept, charged to the next sample. */
 static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disabled)
 {
     struct perf_event_attr attr;
@@ -331,15 +334,8 @@ static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disab
     attr.sample_period = period;
     attr.disabled = disabled;
     attr.exclude_hv = 1;
-    attr.exclude_kernel = exclude_kernel == 1;
-    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0 && exclude_kernel == -1 && (errno == EACCES || errno == EPERM)) {
-        attr.exclude_kernel = 1;
-        fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    }
-    if (fd >= 0 && exclude_kernel == -1 && type == PERF_TYPE_SOFTWARE)
-        exclude_kernel = attr.exclude_kernel;
-    return fd;
+    attr.exclude_kernel = 1;
+    return syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
 static unsigned long papi_thread_id(void)
@@ -459,11 +455,6 @@ int ppw_sampler_init(void)
         write_metric(reason);
         return -ENODEV;
     }
-    if (source == PPW_METRIC_PERF_TASK_CLOCK && exclude_kernel == 1)
-        len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0,
-                                "%skernel time excluded (perf_event_paranoid forbids it for"
-                                " this user): periods ending in system calls are not sampled",
-                                len ? "; " : "");
     if (choice != PPW_SAMPLER_AUTO && len == 0)
         len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
     char full[768];
