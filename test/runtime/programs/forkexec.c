@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 {
     if (argc < 2)
         return 2;
-    double x = work(0.1);
+    double x = work(0.05);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -35,7 +35,7 @@ int main(int argc, char **argv)
         perror("execv");
         _exit(127);
     }
-    x += work(0.1);
+    x += work(0.05);
     int status = 0;
     waitpid(pid, &status, 0);
     if (WIFEXITED(status))
