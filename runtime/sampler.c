@@ -165,8 +165,7 @@ PPW_SIGSAFE static int in_symbol_lookup(void)
 }
 
 /* Walks, deduplicates and appends one sample standing for `weight`. */
-PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc,
-                                      uint64_t weight)
+PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc, uint64_t weight)
 {
     uint64_t start_ns = ppw_now_ns();
     if (!t->measuring) {
@@ -357,7 +356,8 @@ static int try_papi(char *why, size_t size)
         close((int)fd);
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc != PAPI_VER_CURRENT) {
-        snprintf(why, size, "PAPI_library_init: %s", rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+        snprintf(why, size, "PAPI_library_init: %s",
+                 rc > 0 ? "version mismatch" : PAPI_strerror(rc));
         return -1;
     }
     if ((rc = PAPI_thread_init(papi_thread_id)) != PAPI_OK ||
@@ -399,14 +399,10 @@ static int try_timer(char *why, size_t size)
 static const char *source_name(enum ppw_metric_source s)
 {
     switch (s) {
-    case PPW_METRIC_PAPI_CYCLES:
-        return "PAPI_TOT_CYC";
-    case PPW_METRIC_PERF_TASK_CLOCK:
-        return "perf::TASK-CLOCK";
-    case PPW_METRIC_POSIX_CPU_TIMER:
-        return "CLOCK_THREAD_CPUTIME_ID";
-    default:
-        return "none";
+    case PPW_METRIC_PAPI_CYCLES: return "PAPI_TOT_CYC";
+    case PPW_METRIC_PERF_TASK_CLOCK: return "perf::TASK-CLOCK";
+    case PPW_METRIC_POSIX_CPU_TIMER: return "CLOCK_THREAD_CPUTIME_ID";
+    default: return "none";
     }
 }
 
@@ -436,13 +432,13 @@ int ppw_sampler_init(void)
         write_metric("sampling turned off (PPW_SAMPLER=off or PPW_SAMPLE=0)");
         return 0;
     }
-#define TRY(cond, fn, src)                                                                      \
-    if (source == PPW_METRIC_NONE && (cond)) {                                                  \
-        if (fn(why, sizeof(why)) == 0)                                                          \
-            source = src;                                                                       \
-        else                                                                                    \
+#define TRY(cond, fn, src)                                                                         \
+    if (source == PPW_METRIC_NONE && (cond)) {                                                     \
+        if (fn(why, sizeof(why)) == 0)                                                             \
+            source = src;                                                                          \
+        else                                                                                       \
             len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0, \
-                                    "%s%s", len ? "; " : "", why);                              \
+                                    "%s%s", len ? "; " : "", why);                                 \
     }
     TRY(choice == PPW_SAMPLER_AUTO || choice == PPW_SAMPLER_PAPI, try_papi, PPW_METRIC_PAPI_CYCLES)
     TRY(choice != PPW_SAMPLER_TIMER, try_perf, PPW_METRIC_PERF_TASK_CLOCK)
@@ -458,15 +454,16 @@ int ppw_sampler_init(void)
     if (choice != PPW_SAMPLER_AUTO && len == 0)
         len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
     char full[768];
-    snprintf(full, sizeof(full), "%s%s%s", len ? reason : "first choice",
-             len ? "; using " : "", len ? source_name(source) : "");
+    snprintf(full, sizeof(full), "%s%s%s", len ? reason : "first choice", len ? "; using " : "",
+             len ? source_name(source) : "");
     if (source == PPW_METRIC_PAPI_CYCLES)
         base_period = ppw_config.period ? ppw_config.period : CYCLE_PERIOD_DEFAULT;
     else
         base_period = ppw_config.period ? ppw_config.period : CPU_PERIOD_DEFAULT_NS;
     if (source == PPW_METRIC_POSIX_CPU_TIMER && base_period < 4000000)
-        strncat(full, "; POSIX CPU timers fire at most every scheduler tick (4 ms at HZ=250),"
-                      " so samples are weighted by the CPU time that really passed",
+        strncat(full,
+                "; POSIX CPU timers fire at most every scheduler tick (4 ms at HZ=250),"
+                " so samples are weighted by the CPU time that really passed",
                 sizeof(full) - strlen(full) - 1);
     write_metric(full);
 
@@ -556,8 +553,8 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
     int rc = ppw_stream_open(&t->samples, ppw_output_dirfd(), name, PPW_FILE_SAMPLES, t->index,
                              ppw_config.window);
     if (rc != 0) {
-        ppw_runfile_note(1, "thread %u: cannot create %s: %s; it is not sampled", t->index, name,
-                         strerror(-rc));
+        ppw_runfile_note_loss("thread %u: cannot create %s: %s; it is not sampled", t->index, name,
+                              strerror(-rc));
         return;
     }
     t->stacks = mmap(NULL, sizeof(struct ppw_stack_table), PROT_READ | PROT_WRITE,

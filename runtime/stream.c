@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lifecycle.h"
+#include "log.h"
 
 #define PAGE 4096u
 
@@ -103,18 +104,16 @@ static int slide(struct ppw_stream *s)
      * symlink planted in the output directory. */
     int fd = openat(s->dirfd, s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return -ENOSPC;
+        return -errno;
     int rc = 0;
     if (need > s->reserved_end) {
-        if (ppw_file_reserve(fd, s->reserved_end, need - s->reserved_end) != 0) {
-            rc = -ENOSPC;
+        if ((rc = ppw_file_reserve(fd, s->reserved_end, need - s->reserved_end)) != 0)
             goto out;
-        }
         s->reserved_end = need;
     }
     void *w = mmap(NULL, s->window_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
     if (w == MAP_FAILED) {
-        rc = -ENOSPC;
+        rc = -errno;
         goto out;
     }
     munmap(s->window, s->window_size);
@@ -125,6 +124,18 @@ out:
     return rc;
 }
 
+/* strerror is not async-signal-safe: the reasons a file stops growing. */
+PPW_SIGSAFE static const char *loss_reason(int err)
+{
+    switch (err) {
+    case ENOSPC: return "no space left on device";
+    case EFBIG: return "the file size limit (RLIMIT_FSIZE) is reached";
+    case EDQUOT: return "disk quota exceeded";
+    case ENOMEM: return "out of memory";
+    default: return "cannot extend the file";
+    }
+}
+
 void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size)
 {
     if (!s->is_open || s->failed)
@@ -132,9 +143,14 @@ void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size
     uint64_t total = align_up((uint64_t)body_size + sizeof(struct ppw_rec_frame), 8);
     if (total > s->window_size - PAGE)
         return NULL;
-    if (s->end + total > s->window_off + s->window_size && slide(s) != 0) {
-        s->failed = 1;
-        return NULL;
+    if (s->end + total > s->window_off + s->window_size) {
+        int rc = slide(s);
+        if (rc != 0) {
+            s->failed = 1;
+            ppw_log_loss("cannot grow %s: %s; its later records are dropped and counted", s->name,
+                         loss_reason(-rc));
+            return NULL;
+        }
     }
     uint8_t *at = s->window + (s->end - s->window_off);
     struct ppw_rec_frame *frame = (struct ppw_rec_frame *)at;

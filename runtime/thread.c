@@ -101,8 +101,8 @@ struct ppw_thread *ppw_thread_begin(uint32_t parent, uint32_t root_tag, uint64_t
 {
     if (self)
         return self;
-    void *mem = mmap(NULL, state_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
+    void *mem =
+        mmap(NULL, state_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
     struct ppw_thread *t = mem;
@@ -220,11 +220,11 @@ struct ppw_stream *ppw_thread_events(struct ppw_thread *t)
         return NULL;
     char name[32];
     ppw_format(name, sizeof(name), "t%u.events.ppw", t->index);
-    int rc = ppw_stream_open(&t->events, dirfd, name, PPW_FILE_EVENTS, t->index,
-                             ppw_config.window);
+    int rc = ppw_stream_open(&t->events, dirfd, name, PPW_FILE_EVENTS, t->index, ppw_config.window);
     if (rc != 0) {
-        ppw_runfile_note(1, "thread %u: cannot create %s: %s; its spawn and trace records are lost",
-                         t->index, name, strerror(-rc));
+        ppw_runfile_note_loss(
+            "thread %u: cannot create %s: %s; its spawn and trace records are lost", t->index, name,
+            strerror(-rc));
         return NULL;
     }
     return &t->events;

@@ -301,10 +301,16 @@ case_deep() {
          ([.samples[] | select((.flags | index("truncated") != null) and (.stack | length) == 256
            and .stack[0].function == "bottom" and .stack[255].function == "descend")] | length)
          >= 0.9 * (.samples | length)' same.samples.json
-    "$blame" report same >report.txt 2>report.err || fail "ppw-blame report on deep stacks: $(head -3 report.err)"
-    "$blame" code same >code.txt 2>code.err || fail "ppw-blame code on deep stacks: $(head -3 code.err)"
-    grep -q descend code.txt || fail "ppw-blame code does not show descend: $(head -5 code.txt)"
-    plugin_loadable || { echo "instrumented part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
+    plugin_loadable || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
+    # ppw-blame report and code need the blame section of a ppw-cc build.
+    ppw_cc deep
+    mv deep.inst deep.default
+    run_ppw d-default ./deep.default 10000 0.3
+    "$blame" report d-default >report.txt 2>report.err ||
+        fail "ppw-blame report on truncated stacks: $(head -3 report.err)"
+    "$blame" code d-default >code.txt 2>code.err ||
+        fail "ppw-blame code on truncated stacks: $(head -3 code.err)"
+    grep -q bottom code.txt || fail "ppw-blame code does not show bottom(): $(head -5 code.txt)"
     ppw_cc deep --inst-functions
     ./deep.plain 10000 0.3 >plain.out
     local mode
@@ -369,43 +375,49 @@ lost_once() {
 }
 
 # The run directory on a full disk: a 64 KiB tmpfs (no room for run.ppw:
-# the run is not measured) and a 512 KiB one, filled by 100 us samples
-# during the run; then a 512 KiB RLIMIT_FSIZE.  Each time ppw says so once
-# on stderr, the program's stdout and status are unchanged (no SIGXFSZ),
-# and what was written before the disk filled is readable.
+# the run is not measured; threads.c) and a 384 KiB one that 20 us samples
+# fill during the run (cpu_spin.c, 0.8 s); then a 280 KiB RLIMIT_FSIZE.
+# Each time ppw says so once on stderr, the program's stdout and status are
+# unchanged (no SIGXFSZ), and what was written before is readable.
 case_disk_full() {
-    build threads
-    ./threads.plain >plain.out 2>/dev/null
-    local want=$? rc
     [ "$(id -u)" = 0 ] || skip "not root: cannot mount a tmpfs"
+    build threads
+    build cpu_spin
+    local rc
+    ./threads.plain >threads.plain.out
+    ./cpu_spin.plain 0.8 >spin.plain.out
     mkdir tiny small
     mount -t tmpfs -o size=64k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
-    if mount -t tmpfs -o size=512k ppw-small small 2>/dev/null; then
+    # 384 KiB: run.ppw's 256 KiB and the samples file's first 64 KiB fit.
+    if mount -t tmpfs -o size=384k ppw-small small 2>/dev/null; then
         PPW_OUTPUT=$tmp/tiny/run ./threads >tiny.out 2>tiny.err
         rc=$?
-        PPW_WINDOW=64K PPW_PERIOD=100us PPW_OUTPUT=$tmp/small/run ./threads >small.out 2>small.err
+        PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/small/run ./cpu_spin 0.8 >small.out 2>small.err
         echo "$rc $?" >tmpfs.rc
         cp -r small/run small-run
+        umount small
     fi
-    umount tiny small 2>/dev/null
-    umount tiny 2>/dev/null
+    umount tiny
     [ -f tmpfs.rc ] || { fail "cannot mount the second tmpfs"; return; }
-    [ "$(cat tmpfs.rc)" = "$want $want" ] || fail "status changed on a full disk: $(cat tmpfs.rc), want $want"
-    cmp -s plain.out tiny.out || fail "64K tmpfs: stdout changed"
-    cmp -s plain.out small.out || fail "512K tmpfs: stdout changed"
+    [ "$(cat tmpfs.rc)" = "0 0" ] || fail "status changed on a full disk: $(cat tmpfs.rc)"
+    cmp -s threads.plain.out tiny.out || fail "64K tmpfs: stdout changed"
+    cmp -s spin.plain.out small.out || fail "384K tmpfs: stdout changed"
     lost_once tiny
     lost_once small
     dump small-run all || return
     check "samples were recorded until the disk was full, then counted as lost" \
-        '(.samples | length) > 1000 and ([.threads[] | .dropped.no_space] | add) > 0' small-run.all.json
-    (ulimit -f 512; PPW_WINDOW=64K PPW_PERIOD=100us PPW_OUTPUT=$tmp/fsize exec ./threads >fsize.out 2>fsize.err)
+        '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' small-run.all.json
+    # run.ppw preallocates 256 KiB; the samples file passes 280 KiB after
+    # about 9,000 samples (20 us asked, about 15,000 a CPU second delivered).
+    (ulimit -f 280; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 0.8 \
+        >fsize.out 2>fsize.err)
     rc=$?
-    [ $rc = "$want" ] || fail "RLIMIT_FSIZE: status $rc, want $want (153: SIGXFSZ)"
-    cmp -s plain.out fsize.out || fail "RLIMIT_FSIZE: stdout changed"
+    [ $rc = 0 ] || fail "RLIMIT_FSIZE: status $rc (153: SIGXFSZ)"
+    cmp -s spin.plain.out fsize.out || fail "RLIMIT_FSIZE: stdout changed"
     lost_once fsize
     dump fsize all || return
     check "RLIMIT_FSIZE: samples until the limit, then counted as lost" \
-        '(.samples | length) > 1000 and ([.threads[] | .dropped.no_space] | add) > 0' fsize.all.json
+        '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' fsize.all.json
 }
 
 # dl_churn with an instrumented library (ppw-cc -shared -fPIC): GASP events
@@ -414,13 +426,13 @@ case_disk_full() {
 # names every region seen, the unloaded ones included.
 case_dl_inst() {
     plugin_loadable || skip "an ASan-built plugin cannot load into clang"
-    "$build/bin/ppw-cc" -O2 -shared -fPIC "$programs/dl_inst_lib.c" -o "$tmp/libinst.so" 2>cc.err ||
-        { echo "ppw-cc -shared failed: $(cat cc.err)" >&2; exit 1; }
-    build dl_churn -ldl
+    "$build/bin/ppw-cc" -O2 -shared -fPIC --inst-functions "$programs/dl_inst_lib.c" \
+        -o "$tmp/libinst.so" 2>cc.err || { echo "ppw-cc -shared failed: $(cat cc.err)" >&2; exit 1; }
+    ppw_cc dl_churn -ldl
     local run
     for run in di dt; do
         [ $run = dt ] && export PPW_THROTTLE_CALLS=100 PPW_THROTTLE_USEC=1000
-        PPW_PERIOD=100us PPW_OUTPUT=$tmp/$run timeout 120 ./dl_churn "$tmp/libinst.so" 2000 \
+        PPW_PERIOD=100us PPW_OUTPUT=$tmp/$run timeout 120 ./dl_churn.inst "$tmp/libinst.so" 2000 \
             >$run.out 2>$run.err
         local rc=$?
         [ $rc = 0 ] || { fail "$run: status $rc (124: hung): $(head -3 $run.err)"; continue; }
@@ -435,7 +447,7 @@ case_dl_inst() {
         fork=$(ls -d $run-fork-* 2>/dev/null | head -1)
         [ -n "$fork" ] && dump "$fork" run || { fail "$run: the fork()ed child's run"; continue; }
         check "$run: the child names the library's regions" \
-            '[.regions[]? | .name] | (index("leaf") != null and index("dl_churn_value") != null)' \
+            '[.run.regions[] | .name] | (index("leaf") != null and index("dl_churn_value") != null)' \
             "$fork.run.json"
     done
     unset PPW_THROTTLE_CALLS PPW_THROTTLE_USEC

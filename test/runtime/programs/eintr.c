@@ -104,8 +104,8 @@ int main(void)
 {
     sem_init(&ping, 0, 0);
     sem_init(&pong, 0, 0);
-    void *(*fns[])(void *) = {sleeper, sem_partner, sem_driver, cond_player, cond_player,
-                              contender, contender};
+    void *(*fns[])(void *) = {sleeper,     sem_partner, sem_driver, cond_player,
+                              cond_player, contender,   contender};
     enum { N = sizeof(fns) / sizeof(fns[0]) };
     pthread_t t[N];
     for (long i = 0; i < N; i++)
