@@ -457,6 +457,14 @@ case_dl_inst() {
         di.prof.json
     check "leaf() throttled after 100 calls, wherever the library was loaded" \
         '[.throttled[] | select(.name == "leaf") | .calls_before] | length > 0 and all(. == 100)' dt.prof.json
+    # Each load (at one of a few addresses: one region each) sets the
+    # library's switches again: the first call of a throttled leaf() clears
+    # its switch, so about one call per load reaches libppw, not all 8.
+    # dl_churn_value() is throttled 100 loads later than leaf().
+    check "a reloaded library's throttled function stops calling libppw again" \
+        '([.throttled[] | select(.name == "leaf") | .calls_after] | add) as $leaf
+         | [.throttled[] | select(.name == "dl_churn_value")] as $v
+         | $leaf <= 2 * (($v | map(.calls_after) | add) + 100 * ($v | length))' dt.prof.json
 }
 
 case_unwritable() {
