@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocking.h"
 #include "config.h"
 #include "log.h"
 #include "measure.h"
@@ -260,6 +261,7 @@ void ppw_lifecycle_ensure(void)
         return; /* done, or in progress on this thread (re-entry) */
     int saved = errno;
     ppw_config_load();
+    ppw_blocking_init();
     if (!ppw_config.disabled) {
         ppw_modules_early_init();
         if (start_run(0) == 0) {

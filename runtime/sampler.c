@@ -313,16 +313,15 @@ PPW_SIGSAFE static void on_papi_overflow(int eventset, void *address, long long 
 
 /* ---- metric selection ---------------------------------------------------- */
 
-/* Overflows are counted in user mode only (exclude_kernel, as PAPI's
- * default user domain does): the kernel then raises our signal only from a
- * tick that interrupted user code, and delivers it on that return to user
- * mode.  Counted in kernel mode, an overflow inside a system call would
- * make a sleeping nanosleep, clock_nanosleep or poll return EINTR to the
- * program (SA_RESTART does not restart them), and one inside execve would
- * stay pending into the new program, whose default action for a real-time
- * signal is to die.  The task clock still runs in the kernel, and each
- * sample's weight is the thread CPU time since the previous one, so system
- * call time is kept, charged to the next sample. */
+/* Kernel time counts toward the period when we may (root, or
+ * perf_event_paranoid < 2): an overflow while in the kernel is then
+ * delivered on return to user mode and charged to the caller of the system
+ * call (a large MPI_Recv copies in process_vm_readv: its time must stay
+ * there).  Unprivileged users must exclude the kernel, and then lose the
+ * periods that end in it.  Such a signal can arrive inside a sleeping
+ * system call or execve: blocking.c masks it around those. */
+static int exclude_kernel = -1; /* -1: not yet known */
+
 static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disabled)
 {
     struct perf_event_attr attr;
@@ -333,8 +332,15 @@ static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disab
     attr.sample_period = period;
     attr.disabled = disabled;
     attr.exclude_hv = 1;
-    attr.exclude_kernel = 1;
-    return syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    attr.exclude_kernel = exclude_kernel == 1;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    if (fd < 0 && exclude_kernel == -1 && (errno == EACCES || errno == EPERM)) {
+        attr.exclude_kernel = 1;
+        fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    }
+    if (fd >= 0 && exclude_kernel == -1 && type == PERF_TYPE_SOFTWARE)
+        exclude_kernel = attr.exclude_kernel;
+    return fd;
 }
 
 static unsigned long papi_thread_id(void)
@@ -451,6 +457,11 @@ int ppw_sampler_init(void)
         write_metric(reason);
         return -ENODEV;
     }
+    if (source == PPW_METRIC_PERF_TASK_CLOCK && exclude_kernel == 1)
+        len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0,
+                                "%skernel time excluded (perf_event_paranoid forbids it for"
+                                " this user): periods ending in system calls are not sampled",
+                                len ? "; " : "");
     if (choice != PPW_SAMPLER_AUTO && len == 0)
         len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
     char full[768];
@@ -653,4 +664,32 @@ double ppw_sampler_calibrate_ns(void)
             costs[j - 1] = c;
         }
     return (double)costs[ROUNDS / 2] + (double)(sink & 0);
+}
+
+int ppw_sampler_signal(void)
+{
+    return handler_installed ? ppw_config.signal : 0;
+}
+
+void ppw_sampler_thread_pause(struct ppw_thread *t)
+{
+    if (t->perf_fd >= 0)
+        ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (t->has_timer) {
+        struct itimerspec off = {{0, 0}, {0, 0}};
+        timer_settime(t->timer, 0, &off, NULL);
+    }
+}
+
+void ppw_sampler_thread_resume(struct ppw_thread *t)
+{
+    if (t->perf_fd >= 0)
+        ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    if (t->has_timer) {
+        struct itimerspec spec;
+        spec.it_value.tv_sec = (time_t)(t->period / 1000000000ull);
+        spec.it_value.tv_nsec = (long)(t->period % 1000000000ull);
+        spec.it_interval = spec.it_value;
+        timer_settime(t->timer, 0, &spec, NULL);
+    }
 }

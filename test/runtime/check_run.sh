@@ -244,10 +244,10 @@ case_crash() {
         dump c-$how samples || continue
         dump c-$how all || continue
         check "$how: the run is marked as not finished" '.finished == false' c-$how.run.json
+        # 0.4 s burned at 1 ms: about 400 samples in burn(), a few more at
+        # start-up (libppw's calibration walks, the dynamic linker).
         check "$how: the samples before the fault are there, in burn()" \
-            '(.samples | length) > 200 and
-             ([.samples[] | select(.stack[0].function == "burn")] | length) >= 0.9 * (.samples | length)' \
-            c-$how.samples.json
+            '[.samples[] | select(.stack[0].function == "burn")] | length > 200' c-$how.samples.json
         check "$how: their weights add up to most of the 0.4 s burned" \
             '([.samples[] | .weight] | add) >= 0.3e9' c-$how.all.json
     done
@@ -367,7 +367,7 @@ case_eintr() {
     for round in 1 2; do
         rm -rf same
         same_behaviour eintr
-        grep -q "nanosleep 0, clock_nanosleep 0, sem_wait 0, sem_timedwait 0, pthread_mutex_lock 0" \
+        grep -q "nanosleep 0, clock_nanosleep 0, sem_wait 0, sem_timedwait 0, pthread_mutex_lock 0, poll 0, usleep 0" \
             same.out || { fail "EINTR leaked: $(cat same.out)"; break; }
     done
     dump same samples || return
@@ -384,8 +384,8 @@ lost_once() {
     grep -q "output lost\|not measured" "$1.err" || fail "$1: unclear message: $(cat "$1.err")"
 }
 
-# The run directory on a full disk: a 64 KiB tmpfs (no room for run.ppw:
-# the run is not measured; threads.c) and a 384 KiB one that 20 us samples
+# The run directory on a full disk: a 32 KiB tmpfs (no room for run.ppw's
+# first 64 KiB: the run is not measured; threads.c) and a 192 KiB one that 20 us samples
 # fill during the run (cpu_spin.c, 0.8 s); then a 280 KiB RLIMIT_FSIZE.
 # Each time ppw says so once on stderr, the program's stdout and status are
 # unchanged (no SIGXFSZ), and what was written before is readable.
@@ -397,9 +397,10 @@ case_disk_full() {
     ./threads.plain >threads.plain.out
     ./cpu_spin.plain 0.8 >spin.plain.out
     mkdir tiny small
-    mount -t tmpfs -o size=64k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
-    # 384 KiB: run.ppw's 256 KiB and the samples file's first 64 KiB fit.
-    if mount -t tmpfs -o size=384k ppw-small small 2>/dev/null; then
+    mount -t tmpfs -o size=32k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
+    # 192 KiB: run.ppw's and the samples file's first 64 KiB fit, and
+    # 2,000 samples more.
+    if mount -t tmpfs -o size=192k ppw-small small 2>/dev/null; then
         PPW_OUTPUT=$tmp/tiny/run ./threads >tiny.out 2>tiny.err
         rc=$?
         PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/small/run ./cpu_spin 0.8 >small.out 2>small.err
@@ -410,15 +411,15 @@ case_disk_full() {
     umount tiny
     [ -f tmpfs.rc ] || { fail "cannot mount the second tmpfs"; return; }
     [ "$(cat tmpfs.rc)" = "0 0" ] || fail "status changed on a full disk: $(cat tmpfs.rc)"
-    cmp -s threads.plain.out tiny.out || fail "64K tmpfs: stdout changed"
-    cmp -s spin.plain.out small.out || fail "384K tmpfs: stdout changed"
+    cmp -s threads.plain.out tiny.out || fail "32K tmpfs: stdout changed"
+    cmp -s spin.plain.out small.out || fail "192K tmpfs: stdout changed"
     lost_once tiny
     lost_once small
     dump small-run all || return
     check "samples were recorded until the disk was full, then counted as lost" \
         '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' small-run.all.json
-    # run.ppw preallocates 256 KiB; the samples file passes 280 KiB after
-    # about 9,000 samples (20 us asked, about 15,000 a CPU second delivered).
+    # The limit is per file: the samples file passes 280 KiB after about
+    # 9,000 samples (20 us asked, about 15,000 a CPU second delivered).
     (ulimit -f 280; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 0.8 \
         >fsize.out 2>fsize.err)
     rc=$?

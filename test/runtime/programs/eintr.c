@@ -1,18 +1,20 @@
 /* Blocking calls that a signal handler interrupts with EINTR whatever
- * SA_RESTART says (nanosleep, sem_timedwait, clock_nanosleep) and the futex
+ * SA_RESTART says (nanosleep, clock_nanosleep, poll, usleep, sem_timedwait) and the futex
  * waits of pthread_cond_wait, sem_wait and a contended mutex, in threads
  * that also burn CPU time, so sampling signals arrive all the time
  * (runtime.eintr: none of them may see EINTR under ppw). */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #define ROUNDS 3000
 
-/* EINTR seen by: nanosleep, clock_nanosleep, sem_wait, sem_timedwait, mutex */
-static volatile int eintr[5];
+/* EINTR seen by: nanosleep, clock_nanosleep, sem_wait, sem_timedwait, mutex, poll, usleep */
+static volatile int eintr[7];
 static sem_t ping, pong;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -37,6 +39,10 @@ static void *sleeper(void *arg)
             eintr[0]++;
         if (clock_nanosleep(CLOCK_MONOTONIC, 0, &nap, NULL) == EINTR)
             eintr[1]++;
+        if (i % 8 == 0 && poll(NULL, 0, 1) < 0 && errno == EINTR)
+            eintr[5]++;
+        if (usleep(20) != 0 && errno == EINTR)
+            eintr[6]++;
     }
     return NULL;
 }
@@ -113,8 +119,8 @@ int main(void)
     for (int i = 0; i < N; i++)
         pthread_join(t[i], NULL);
     printf("EINTR seen by nanosleep %d, clock_nanosleep %d, sem_wait %d, sem_timedwait %d,"
-           " pthread_mutex_lock %d\n",
-           eintr[0], eintr[1], eintr[2], eintr[3], eintr[4]);
+           " pthread_mutex_lock %d, poll %d, usleep %d\n",
+           eintr[0], eintr[1], eintr[2], eintr[3], eintr[4], eintr[5], eintr[6]);
     printf("done %d\n", shared > 0);
     return 0;
 }
