@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocking.h"
 #include "config.h"
 #include "log.h"
 #include "measure.h"
@@ -180,8 +181,7 @@ static void write_env(void)
     for (char **e = environ; e && *e && count < 4096; e++)
         count++;
     uint32_t fixed[2] = {count, 0};
-    ppw_runfile_append(PPW_RUN_ENV, fixed, sizeof(fixed), (int)count,
-                       (const char *const *)environ);
+    ppw_runfile_append(PPW_RUN_ENV, fixed, sizeof(fixed), (int)count, (const char *const *)environ);
 }
 
 static void before_fork(void)
@@ -211,6 +211,7 @@ static void after_fork_child(void)
     output_dirfd = -1;
     ppw_running = 0;
     is_fork_child = 1;
+    ppw_log_loss_after_fork();
     if (start_run(1) != 0) {
         ppw_thread_after_fork_child(); /* forget the parent's threads anyway */
         return;
@@ -224,12 +225,14 @@ static int start_run(int fork_child)
 {
     int rc = make_output_dir(fork_child);
     if (rc != 0) {
-        ppw_log("cannot create the output directory %s: %s; this run is not measured",
-                output_path, strerror(-rc));
+        ppw_log_claim_loss(); /* the one line about lost output */
+        ppw_log("cannot create the output directory %s: %s; this run is not measured", output_path,
+                strerror(-rc));
         return rc;
     }
     rc = ppw_runfile_open(output_dirfd);
     if (rc != 0) {
+        ppw_log_claim_loss();
         ppw_log("cannot create %s/run.ppw: %s; this run is not measured", output_path,
                 strerror(-rc));
         close(output_dirfd);
@@ -258,6 +261,7 @@ void ppw_lifecycle_ensure(void)
         return; /* done, or in progress on this thread (re-entry) */
     int saved = errno;
     ppw_config_load();
+    ppw_blocking_init();
     if (!ppw_config.disabled) {
         ppw_modules_early_init();
         if (start_run(0) == 0) {

@@ -65,32 +65,29 @@ static void format(struct out *o, const char *fmt, va_list ap)
             p++;
         }
         switch (*++p) {
-        case 's':
-            put_str(o, va_arg(ap, const char *));
-            break;
+        case 's': put_str(o, va_arg(ap, const char *)); break;
         case 'd':
             put_signed(o, longs == 2 ? va_arg(ap, long long)
-                          : longs ? va_arg(ap, long) : va_arg(ap, int));
+                          : longs    ? va_arg(ap, long)
+                                     : va_arg(ap, int));
             break;
         case 'u':
         case 'x': {
             unsigned base = *p == 'x' ? 16 : 10;
-            put_unsigned(o, longs == 2 ? va_arg(ap, unsigned long long)
-                            : longs ? va_arg(ap, unsigned long) : va_arg(ap, unsigned), base);
+            put_unsigned(o,
+                         longs == 2 ? va_arg(ap, unsigned long long)
+                         : longs    ? va_arg(ap, unsigned long)
+                                    : va_arg(ap, unsigned),
+                         base);
             break;
         }
         case 'p':
             put_str(o, "0x");
             put_unsigned(o, (uintptr_t)va_arg(ap, void *), 16);
             break;
-        case '%':
-            put_char(o, '%');
-            break;
-        case '\0':
-            return;
-        default:
-            put_char(o, '%');
-            put_char(o, *p);
+        case '%': put_char(o, '%'); break;
+        case '\0': return;
+        default: put_char(o, '%'); put_char(o, *p);
         }
     }
 }
@@ -132,6 +129,33 @@ void ppw_log(const char *fmt, ...)
     va_start(ap, fmt);
     emit(fmt, ap);
     va_end(ap);
+}
+
+static int loss_reported;
+
+int ppw_log_claim_loss(void)
+{
+    return __atomic_exchange_n(&loss_reported, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+int ppw_log_loss(const char *fmt, ...)
+{
+    if (!ppw_log_claim_loss())
+        return 0;
+    char message[768];
+    va_list ap;
+    va_start(ap, fmt);
+    struct out o = {message, (int)sizeof(message), 0};
+    format(&o, fmt, ap);
+    va_end(ap);
+    message[o.len < o.size ? o.len : o.size - 1] = '\0';
+    ppw_log("output lost: %s (ppw says this once; the program runs on)", message);
+    return 1;
+}
+
+void ppw_log_loss_after_fork(void)
+{
+    loss_reported = 0;
 }
 
 void ppw_log_verbose(const char *fmt, ...)

@@ -225,8 +225,8 @@ static size_t prof_len(uint32_t slots)
 static void prof_fail(struct ppw_measure_thread *m, const char *what, int err)
 {
     m->prof.state = PROF_FAILED;
-    ppw_runfile_note(1, "thread %u: profile incomplete: %s t%u.profile.ppw: %s", m->thread->index,
-                     what, m->thread->index, strerror(err));
+    ppw_runfile_note_loss("thread %u: profile incomplete: %s t%u.profile.ppw: %s", m->thread->index,
+                          what, m->thread->index, strerror(err));
 }
 
 static int prof_open(struct ppw_measure_thread *m)
@@ -716,8 +716,13 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
     struct region_state *r = region ? region_state(m, region) : NULL;
     if (!r)
         return PPW_PROBE_OTHER;
-    if (gate)
+    if (gate) {
         r->gate = gate;
+        /* The same function in a library loaded again: its switch is set
+         * again, and stays cleared once the region is throttled. */
+        if (r->throttled && !m->scratch)
+            __atomic_store_n(gate, 0, __ATOMIC_RELAXED);
+    }
     /* A library operation's operands: for its trace record, and an MPI
      * START's for the bytes it moves. */
     uint64_t args[TRACE_ARGS_MAX];

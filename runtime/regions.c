@@ -174,11 +174,14 @@ static uint32_t region_new(uint32_t kind, uint32_t tag, uint32_t op, const char 
     if (!chunks[chunk] && !(chunks[chunk] = map_anon(CHUNK_SIZE * sizeof(struct region))))
         return 0;
     struct region *r = region_at(id);
+    /* Copies: a function's name and file are strings of the object that
+     * sent the event, which dlclose may unmap while the region lives on
+     * (a fork()ed child writes every region again). */
     *r = (struct region){.kind = kind,
                          .tag = tag,
                          .op = op,
-                         .name = name,
-                         .file = file ? file : "",
+                         .name = kind == PPW_REGION_FUNCTION ? arena_copy(name) : name,
+                         .file = file && *file ? arena_copy(file) : "",
                          .line = line > 0 ? (uint32_t)line : 0,
                          .col = col > 0 ? (uint32_t)col : 0};
     atomic_store_explicit(&nregions, id, memory_order_release);

@@ -60,6 +60,19 @@ void ppw_runfile_note(int also_log, const char *fmt, ...)
     ppw_runfile_append(PPW_RUN_NOTE, fixed, sizeof(fixed), 1, strings);
 }
 
+void ppw_runfile_note_loss(const char *fmt, ...)
+{
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    ppw_log_loss("%s", message);
+    uint32_t fixed[2] = {1, 0};
+    const char *strings[1] = {message};
+    ppw_runfile_append(PPW_RUN_NOTE, fixed, sizeof(fixed), 1, strings);
+}
+
 void ppw_runfile_close(void)
 {
     pthread_mutex_lock(&lock);

@@ -13,6 +13,9 @@ void ppw_runfile_append(uint32_t kind, const void *fixed, uint32_t fixed_size, i
                         const char *const *strings);
 /* A PPW_RUN_NOTE, also printed on stderr when `also_log`. */
 void ppw_runfile_note(int also_log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A note about lost output (severity 1), said on stderr only if it is the
+ * process's first loss (ppw_log_loss). */
+void ppw_runfile_note_loss(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ppw_runfile_close(void);
 /* fork(): the prepare/parent/child hooks keep the mutex consistent. */
 void ppw_runfile_lock(void);

@@ -165,8 +165,7 @@ PPW_SIGSAFE static int in_symbol_lookup(void)
 }
 
 /* Walks, deduplicates and appends one sample standing for `weight`. */
-PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc,
-                                      uint64_t weight)
+PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc, uint64_t weight)
 {
     uint64_t start_ns = ppw_now_ns();
     if (!t->measuring) {
@@ -317,8 +316,10 @@ PPW_SIGSAFE static void on_papi_overflow(int eventset, void *address, long long 
 /* Kernel time counts toward the period when we may (root, or
  * perf_event_paranoid < 2): an overflow while in the kernel is then
  * delivered on return to user mode and charged to the caller of the system
- * call.  Unprivileged users must exclude the kernel, and then lose the
- * periods that end in it. */
+ * call (a large MPI_Recv copies in process_vm_readv: its time must stay
+ * there).  Unprivileged users must exclude the kernel, and then lose the
+ * periods that end in it.  Such a signal can arrive inside a sleeping
+ * system call or execve: blocking.c masks it around those. */
 static int exclude_kernel = -1; /* -1: not yet known */
 
 static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disabled)
@@ -361,7 +362,8 @@ static int try_papi(char *why, size_t size)
         close((int)fd);
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc != PAPI_VER_CURRENT) {
-        snprintf(why, size, "PAPI_library_init: %s", rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+        snprintf(why, size, "PAPI_library_init: %s",
+                 rc > 0 ? "version mismatch" : PAPI_strerror(rc));
         return -1;
     }
     if ((rc = PAPI_thread_init(papi_thread_id)) != PAPI_OK ||
@@ -403,14 +405,10 @@ static int try_timer(char *why, size_t size)
 static const char *source_name(enum ppw_metric_source s)
 {
     switch (s) {
-    case PPW_METRIC_PAPI_CYCLES:
-        return "PAPI_TOT_CYC";
-    case PPW_METRIC_PERF_TASK_CLOCK:
-        return "perf::TASK-CLOCK";
-    case PPW_METRIC_POSIX_CPU_TIMER:
-        return "CLOCK_THREAD_CPUTIME_ID";
-    default:
-        return "none";
+    case PPW_METRIC_PAPI_CYCLES: return "PAPI_TOT_CYC";
+    case PPW_METRIC_PERF_TASK_CLOCK: return "perf::TASK-CLOCK";
+    case PPW_METRIC_POSIX_CPU_TIMER: return "CLOCK_THREAD_CPUTIME_ID";
+    default: return "none";
     }
 }
 
@@ -440,13 +438,13 @@ int ppw_sampler_init(void)
         write_metric("sampling turned off (PPW_SAMPLER=off or PPW_SAMPLE=0)");
         return 0;
     }
-#define TRY(cond, fn, src)                                                                      \
-    if (source == PPW_METRIC_NONE && (cond)) {                                                  \
-        if (fn(why, sizeof(why)) == 0)                                                          \
-            source = src;                                                                       \
-        else                                                                                    \
+#define TRY(cond, fn, src)                                                                         \
+    if (source == PPW_METRIC_NONE && (cond)) {                                                     \
+        if (fn(why, sizeof(why)) == 0)                                                             \
+            source = src;                                                                          \
+        else                                                                                       \
             len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0, \
-                                    "%s%s", len ? "; " : "", why);                              \
+                                    "%s%s", len ? "; " : "", why);                                 \
     }
     TRY(choice == PPW_SAMPLER_AUTO || choice == PPW_SAMPLER_PAPI, try_papi, PPW_METRIC_PAPI_CYCLES)
     TRY(choice != PPW_SAMPLER_TIMER, try_perf, PPW_METRIC_PERF_TASK_CLOCK)
@@ -467,15 +465,16 @@ int ppw_sampler_init(void)
     if (choice != PPW_SAMPLER_AUTO && len == 0)
         len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
     char full[768];
-    snprintf(full, sizeof(full), "%s%s%s", len ? reason : "first choice",
-             len ? "; using " : "", len ? source_name(source) : "");
+    snprintf(full, sizeof(full), "%s%s%s", len ? reason : "first choice", len ? "; using " : "",
+             len ? source_name(source) : "");
     if (source == PPW_METRIC_PAPI_CYCLES)
         base_period = ppw_config.period ? ppw_config.period : CYCLE_PERIOD_DEFAULT;
     else
         base_period = ppw_config.period ? ppw_config.period : CPU_PERIOD_DEFAULT_NS;
     if (source == PPW_METRIC_POSIX_CPU_TIMER && base_period < 4000000)
-        strncat(full, "; POSIX CPU timers fire at most every scheduler tick (4 ms at HZ=250),"
-                      " so samples are weighted by the CPU time that really passed",
+        strncat(full,
+                "; POSIX CPU timers fire at most every scheduler tick (4 ms at HZ=250),"
+                " so samples are weighted by the CPU time that really passed",
                 sizeof(full) - strlen(full) - 1);
     write_metric(full);
 
@@ -565,8 +564,8 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
     int rc = ppw_stream_open(&t->samples, ppw_output_dirfd(), name, PPW_FILE_SAMPLES, t->index,
                              ppw_config.window);
     if (rc != 0) {
-        ppw_runfile_note(1, "thread %u: cannot create %s: %s; it is not sampled", t->index, name,
-                         strerror(-rc));
+        ppw_runfile_note_loss("thread %u: cannot create %s: %s; it is not sampled", t->index, name,
+                              strerror(-rc));
         return;
     }
     t->stacks = mmap(NULL, sizeof(struct ppw_stack_table), PROT_READ | PROT_WRITE,
@@ -665,4 +664,32 @@ double ppw_sampler_calibrate_ns(void)
             costs[j - 1] = c;
         }
     return (double)costs[ROUNDS / 2] + (double)(sink & 0);
+}
+
+int ppw_sampler_signal(void)
+{
+    return handler_installed ? ppw_config.signal : 0;
+}
+
+void ppw_sampler_thread_pause(struct ppw_thread *t)
+{
+    if (t->perf_fd >= 0)
+        ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    if (t->has_timer) {
+        struct itimerspec off = {{0, 0}, {0, 0}};
+        timer_settime(t->timer, 0, &off, NULL);
+    }
+}
+
+void ppw_sampler_thread_resume(struct ppw_thread *t)
+{
+    if (t->perf_fd >= 0)
+        ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+    if (t->has_timer) {
+        struct itimerspec spec;
+        spec.it_value.tv_sec = (time_t)(t->period / 1000000000ull);
+        spec.it_value.tv_nsec = (long)(t->period % 1000000000ull);
+        spec.it_interval = spec.it_value;
+        timer_settime(t->timer, 0, &spec, NULL);
+    }
 }

@@ -36,4 +36,12 @@ void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int
  * sampling is off. */
 double ppw_sampler_calibrate_ns(void);
 
+/* The sampling signal when ppw's handler is installed for it, else 0
+ * (blocking.c masks it around calls it must not interrupt). */
+PPW_SIGSAFE int ppw_sampler_signal(void);
+/* Stops and restarts the calling thread's signal source, around execve:
+ * a signal raised during the call would be pending in the new program. */
+void ppw_sampler_thread_pause(struct ppw_thread *t);
+void ppw_sampler_thread_resume(struct ppw_thread *t);
+
 #endif

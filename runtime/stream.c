@@ -11,8 +11,13 @@
 #include <unistd.h>
 
 #include "lifecycle.h"
+#include "log.h"
 
 #define PAGE 4096u
+/* Disk space is reserved this much at a time, not a window at a time, so
+ * a thread's files start at 64 KiB: a short-lived thread does not allocate
+ * (and trim) a whole window. */
+#define RESERVE_STEP (64u * 1024)
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
@@ -63,7 +68,8 @@ int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t 
     int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return -errno;
-    int rc = ppw_file_reserve(fd, 0, s->window_size);
+    uint64_t first = s->window_size < RESERVE_STEP ? s->window_size : RESERVE_STEP;
+    int rc = ppw_file_reserve(fd, 0, first);
     if (rc != 0)
         goto fail;
     s->header = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -77,14 +83,14 @@ int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t 
         munmap(s->header, PAGE);
         goto fail;
     }
-    close(fd); /* the mappings keep the file; slide() reopens it by name */
+    close(fd); /* the mappings keep the file; make_room() reopens it by name */
     ppw_file_header_init(s->header, kind, thread);
     s->is_open = 1;
     s->dirfd = dirfd;
     strcpy(s->name, name);
     s->window_off = 0;
     s->end = PPW_RUN_HEADER_SIZE;
-    s->reserved_end = s->window_size;
+    s->reserved_end = first;
     return 0;
 fail:
     close(fd);
@@ -94,35 +100,60 @@ fail:
     return rc;
 }
 
-/* Moves the window so that it starts at the page holding `end`. */
-static int slide(struct ppw_stream *s)
+/* Makes [end, end + total) writable: reserves disk space up to it, a step
+ * at a time (or just what is needed, when a step does not fit), and moves
+ * the window to the page holding `end` when the record lies beyond it.
+ * The window may extend past the end of the file; nothing is written there
+ * before it is reserved.  0 or -errno; system calls only. */
+PPW_SIGSAFE static int make_room(struct ppw_stream *s, uint64_t total)
 {
-    uint64_t off = s->end & ~(uint64_t)(PAGE - 1);
-    uint64_t need = off + s->window_size;
+    uint64_t need = s->end + total;
+    int move = need > s->window_off + s->window_size;
+    if (!move && need <= s->reserved_end)
+        return 0;
     /* openat is async-signal-safe; O_NOFOLLOW: never write through a
      * symlink planted in the output directory. */
     int fd = openat(s->dirfd, s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
-        return -ENOSPC;
+        return -errno;
     int rc = 0;
     if (need > s->reserved_end) {
-        if (ppw_file_reserve(fd, s->reserved_end, need - s->reserved_end) != 0) {
-            rc = -ENOSPC;
+        uint64_t upto = align_up(need, RESERVE_STEP);
+        rc = ppw_file_reserve(fd, s->reserved_end, upto - s->reserved_end);
+        if (rc != 0 && upto > need) {
+            upto = need;
+            rc = ppw_file_reserve(fd, s->reserved_end, upto - s->reserved_end);
+        }
+        if (rc != 0)
+            goto out;
+        s->reserved_end = upto;
+    }
+    if (move) {
+        uint64_t off = s->end & ~(uint64_t)(PAGE - 1);
+        void *w = mmap(NULL, s->window_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+        if (w == MAP_FAILED) {
+            rc = -errno;
             goto out;
         }
-        s->reserved_end = need;
+        munmap(s->window, s->window_size);
+        s->window = w;
+        s->window_off = off;
     }
-    void *w = mmap(NULL, s->window_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
-    if (w == MAP_FAILED) {
-        rc = -ENOSPC;
-        goto out;
-    }
-    munmap(s->window, s->window_size);
-    s->window = w;
-    s->window_off = off;
 out:
     close(fd);
     return rc;
+}
+
+/* strerror is not async-signal-safe: the reasons a file stops growing. */
+PPW_SIGSAFE static const char *loss_reason(int err)
+{
+    switch (err) {
+    case ENOSPC: return "no space left on device";
+    case EFBIG: return "the file size limit (RLIMIT_FSIZE) is reached";
+    case EDQUOT: return "disk quota exceeded";
+    case ENOMEM: return "out of memory";
+    default: return "cannot extend the file";
+    }
 }
 
 void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size)
@@ -132,8 +163,11 @@ void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size
     uint64_t total = align_up((uint64_t)body_size + sizeof(struct ppw_rec_frame), 8);
     if (total > s->window_size - PAGE)
         return NULL;
-    if (s->end + total > s->window_off + s->window_size && slide(s) != 0) {
+    int rc = make_room(s, total);
+    if (rc != 0) {
         s->failed = 1;
+        ppw_log_loss("cannot grow %s: %s; its later records are dropped and counted", s->name,
+                     loss_reason(-rc));
         return NULL;
     }
     uint8_t *at = s->window + (s->end - s->window_off);

@@ -2,8 +2,9 @@
  * written through a shared mapping: a record is complete the moment
  * `committed` in the header moves past it, and stays readable whatever
  * happens to the process afterwards (SIGKILL included).  Space is reserved
- * with fallocate before it is mapped, so a full disk shows up as a failed
- * reserve, never as SIGBUS. */
+ * with fallocate (64 KiB at a time) before a record is written to it, so a
+ * full disk shows up as a failed reserve, never as SIGBUS; the mapped
+ * window may reach past the end of the file, where nothing is written. */
 #ifndef PPW_RUNTIME_STREAM_H
 #define PPW_RUNTIME_STREAM_H
 

@@ -250,8 +250,9 @@ struct ppw_stream *ppw_thread_events(struct ppw_thread *t)
     ppw_format(name, sizeof(name), "t%u.events.ppw", t->index);
     int rc = ppw_stream_open(&t->events, dirfd, name, PPW_FILE_EVENTS, t->index, ppw_config.window);
     if (rc != 0) {
-        ppw_runfile_note(1, "thread %u: cannot create %s: %s; its spawn and trace records are lost",
-                         t->index, name, strerror(-rc));
+        ppw_runfile_note_loss(
+            "thread %u: cannot create %s: %s; its spawn and trace records are lost", t->index, name,
+            strerror(-rc));
         return NULL;
     }
     return &t->events;

@@ -147,12 +147,19 @@ case_behaviour() {
     same_behaviour behaviour
     grep -q "errno kept: yes" same.out || fail "errno not preserved"
     grep -q "EINTR" same.out && fail "an interrupted read leaked EINTR"
+}
+
+# 10,000 short-lived threads, 50 at a time: every one is recorded and ended
+# (about 4 s on an idle machine here, against 0.7 s without ppw: each
+# thread creates, preallocates and trims its samples file).
+case_churn() {
     build churn
-    same_behaviour churn 2000
-    run_ppw c ./churn 2000
-    dump c run || return
-    check "2001 threads recorded, each with an end record" \
-        '(.threads | length) == 2001 and ([.threads[] | .ended] | all)' c.run.json
+    same_behaviour churn 10000
+    dump same run || return
+    check "10001 threads recorded, each with an end record" \
+        '(.threads | length) == 10001 and ([.threads[] | .ended] | all)
+         and ([.threads[] | .index] | unique | length) == 10001' same.run.json
+    check "the run finished" '.finished == true' same.run.json
 }
 
 # dl_churn: dlopen/dlclose thousands of times while two threads are sampled
@@ -185,21 +192,296 @@ case_fork() {
     check "the child's pid differs" "(.pid != $(jq .pid f.run.json))" child.json
 }
 
-case_kill() {
-    build forever
-    PPW_OUTPUT=$tmp/k ./forever &
-    local pid=$! ticks hz
+# killed_by SIGNAL DIR: runs ./forever, sends SIGNAL after 1.5 s, checks
+# the status a shell sees (128 + signal, as without ppw) and that every
+# sample older than the durability bound survived.
+killed_by() {
+    local sig=$1 dir=$2 pid ticks hz rc
+    PPW_OUTPUT=$tmp/$dir ./forever &
+    pid=$!
     sleep 1.5
     hz=$(getconf CLK_TCK)
     ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
-    kill -9 $pid
+    kill -s "$sig" $pid
     wait $pid 2>/dev/null
-    dump k all || return
-    # Everything committed before the kill is readable: at least the CPU
+    rc=$?
+    [ $rc = $((128 + $(kill -l "$sig"))) ] || fail "$sig: status $rc"
+    dump "$dir" all || return
+    dump "$dir" samples || return
+    # Everything committed before the signal is readable: at least the CPU
     # time measured just before it, less a 50 ms bound.
-    check "samples older than the bound survived SIGKILL" \
-        "([.samples[] | .weight] | add) >= ($ticks / $hz - 0.05) * 1e9" k.all.json
-    check "the run is marked as not finished" '.finished == false' k.all.json
+    check "$sig: samples older than the bound survived" \
+        "([.samples[] | .weight] | add) >= ($ticks / $hz - 0.05) * 1e9" "$dir.all.json"
+    check "$sig: the run is marked as not finished" '.finished == false' "$dir.all.json"
+}
+
+case_kill() {
+    build forever
+    killed_by KILL k
+}
+
+# SIGTERM with its default action: no handler, no destructor, like SIGKILL.
+case_sigterm() {
+    build forever
+    killed_by TERM term
+}
+
+# crash.c dies after 0.4 s of CPU time, of SIGSEGV or abort(): the same
+# death (shell status 139 and 134) and stdout as without ppw, and the run
+# directory holds the samples taken before the fault.
+case_crash() {
+    build crash
+    local how want rc
+    for how in segv abort; do
+        (ulimit -c 0; exec ./crash.plain $how >plain.out 2>/dev/null)
+        want=$?
+        (ulimit -c 0; PPW_OUTPUT=$tmp/c-$how exec ./crash $how >c-$how.out 2>c-$how.err)
+        rc=$?
+        [ $rc = $want ] || fail "$how: status $rc with ppw, $want without"
+        case $how in segv) [ $want = 139 ] ;; abort) [ $want = 134 ] ;; esac ||
+            fail "$how: unexpected status $want without ppw"
+        cmp -s plain.out c-$how.out || fail "$how: stdout differs: $(diff plain.out c-$how.out)"
+        [ ! -s c-$how.err ] || fail "$how: ppw wrote to stderr: $(head -3 c-$how.err)"
+        dump c-$how run || continue
+        dump c-$how samples || continue
+        dump c-$how all || continue
+        check "$how: the run is marked as not finished" '.finished == false' c-$how.run.json
+        # 0.4 s burned at 1 ms: about 400 samples in burn(), a few more at
+        # start-up (libppw's calibration walks, the dynamic linker).
+        check "$how: the samples before the fault are there, in burn()" \
+            '[.samples[] | select(.stack[0].function == "burn")] | length > 200' c-$how.samples.json
+        check "$how: their weights add up to most of the 0.4 s burned" \
+            '([.samples[] | .weight] | add) >= 0.3e9' c-$how.all.json
+    done
+}
+
+# fork() then exec, from a program whose fork()ed child is sampled until
+# it execs: of an instrumented program (crash.c, dying of abort()) and of a
+# plain one, ten times (a sampling signal pending across execve used to
+# kill the new program in about 1 run in 4).
+case_fork_exec() {
+    build forkexec
+    build crash
+    build cpu_spin
+    ulimit -c 0
+    ./forkexec.plain ./crash.plain abort >plain.out 2>/dev/null
+    run_ppw fe ./forkexec ./crash abort
+    [ "$(cat fe.rc)" = 0 ] || fail "forkexec: status $(cat fe.rc)"
+    grep -qx "child signal 6" fe.out || fail "the exec'd child did not die of abort(): $(cat fe.out)"
+    cmp -s plain.out fe.out || fail "stdout differs: $(diff plain.out fe.out)"
+    [ ! -s fe.err ] || fail "ppw wrote to stderr: $(head -3 fe.err)"
+    dump fe all || return
+    check "the parent's run is intact: finished, sampled, one thread" \
+        '.finished == true and (.samples | length) > 50 and (.threads | length) == 1' fe.all.json
+    # The exec'd program found PPW_OUTPUT's directory taken: fe.1.
+    [ -d fe.1 ] || { fail "the exec'd instrumented child wrote no run directory: $(ls)"; return; }
+    dump fe.1 all || return
+    check "the exec'd child's own run: crash abort, sampled, not finished, not a fork" \
+        '(.run.argv == ["./crash", "abort"]) and (.samples | length) > 200
+         and .finished == false and .run.info.parent_fork == false' fe.1.all.json
+    local child
+    child=$(ls -d fe-fork-* 2>/dev/null | head -1)
+    [ -n "$child" ] || { fail "no run directory of the fork()ed child before exec"; return; }
+    dump "$child" run || return
+    check "the fork()ed child's directory (before exec) is readable, same pid as the exec'd run" \
+        ".run.info.parent_fork == true and .pid == $(jq .pid fe.1.all.json)" "$child.run.json"
+    local i
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        run_ppw fp$i ./forkexec ./cpu_spin.plain 0.02
+        grep -qx "child exit 0" fp$i.out || { fail "run $i: the plain exec'd child: $(cat fp$i.out)"; break; }
+    done
+}
+
+# Recursion 10,000 deep, sampled at the bottom: stacks keep their innermost
+# PPW_MAX_FRAMES frames and are marked truncated; then fully instrumented
+# (a GASP entry and exit per call): the call stack of measure.c grows,
+# callpaths stay bounded, and ppw-blame reads both runs.
+case_deep() {
+    build deep
+    same_behaviour deep 10000 0.3
+    dump same samples || return
+    dump same run || return
+    check "deep stacks are cut at max_frames and marked truncated" \
+        '[.samples[] | select(.thread == 0)] | length > 100 and
+         ([.[] | select((.flags | index("truncated") != null) and (.stack | length) == 256
+           and .stack[0].function == "bottom" and .stack[255].function == "descend")] | length)
+         >= 0.9 * length' same.samples.json
+    dump same all || return
+    check "the thread started at the bottom: its spawn stack truncated too, its samples glued" \
+        '([.spawns[] | select(.kind == "pthread" and (.flags | index("truncated") != null)
+           and (.frames | length) == 256)] | length) == 1
+         and ([.samples[] | select(.thread == 1)] | length > 10 and all(.glue_error == null))' \
+        same.all.json
+    plugin_loadable || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
+    # ppw-blame report and code need the blame section of a ppw-cc build.
+    ppw_cc deep
+    mv deep.inst deep.default
+    run_ppw d-default ./deep.default 10000 0.3
+    "$blame" report d-default >report.txt 2>report.err ||
+        fail "ppw-blame report on truncated stacks: $(head -3 report.err)"
+    "$blame" code d-default >code.txt 2>code.err ||
+        fail "ppw-blame code on truncated stacks: $(head -3 code.err)"
+    grep -q bottom code.txt || fail "ppw-blame code does not show bottom(): $(head -5 code.txt)"
+    ppw_cc deep --inst-functions
+    ./deep.plain 10000 0.3 >plain.out
+    local mode
+    for mode in profile trace; do
+        PPW_MODE=$mode run_ppw d-$mode ./deep.inst 10000 0.3
+        [ "$(cat d-$mode.rc)" = 0 ] || fail "$mode: status $(cat d-$mode.rc): $(head -3 d-$mode.err)"
+        cmp -s plain.out d-$mode.out || fail "$mode: stdout differs"
+    done
+    "$blame" profile d-profile --format json >prof.json || { fail "ppw-blame profile"; return; }
+    check "descend() timed 10,000 times, bottom() twice (once in the thread)" \
+        '([.rows[] | select(.name == "descend") | .calls] | add) == 10000 and
+         ([.rows[] | select(.name == "bottom") | .calls] | add) == 2' prof.json
+    "$blame" report d-profile >/dev/null 2>report.err || fail "ppw-blame report (instrumented): $(head -3 report.err)"
+    "$blame" code d-profile >code.txt 2>code.err || fail "ppw-blame code (instrumented): $(head -3 code.err)"
+    dump d-trace all || return
+    check "trace mode: 10,000 starts and ends of descend()" \
+        '[.trace[] | select(.name == "descend")] | (map(select(.event == "start")) | length) == 10000
+         and (map(select(.event == "end")) | length) == 10000' d-trace.all.json
+}
+
+# Threads that block every signal keep their mask and finish; one is still
+# asleep, signals blocked, when main returns: the exit must not wait for it.
+case_sigblock() {
+    build sigblock
+    ./sigblock.plain >plain.out
+    PPW_OUTPUT=$tmp/sb timeout 60 ./sigblock >sb.out 2>sb.err
+    local rc=$?
+    [ $rc = 0 ] || { fail "status $rc (124: hung at exit): $(head -3 sb.err)"; return; }
+    grep -qx "mask kept: yes" sb.out || fail "a thread's signal mask changed: $(cat sb.out)"
+    cmp -s plain.out sb.out || fail "stdout differs: $(diff plain.out sb.out)"
+    [ ! -s sb.err ] || fail "ppw wrote to stderr: $(head -3 sb.err)"
+    dump sb all || return
+    check "three threads recorded, the sleeper ended at exit, main sampled" \
+        '(.threads | length) == 3 and ([.threads[] | .ended] | all) and .finished == true
+         and ([.samples[] | select(.thread == 0)] | length) > 100' sb.all.json
+}
+
+# System calls that a signal interrupts whatever SA_RESTART says
+# (nanosleep, clock_nanosleep, sem_timedwait) and futex waits, in threads
+# sampled all the time: the program sees no EINTR, with either sampler
+# (eintr.c prints its counts of EINTR, all 0 without ppw).
+case_eintr() {
+    build eintr
+    ./eintr.plain >plain.out
+    grep -q "nanosleep 0, clock_nanosleep 0, sem_wait 0, sem_timedwait 0, pthread_mutex_lock 0, poll 0, usleep 0" \
+        plain.out || { fail "EINTR without ppw: $(cat plain.out)"; return; }
+    local run
+    for run in e1 e2 et; do
+        if [ $run = et ]; then
+            PPW_SAMPLER=timer run_ppw $run ./eintr
+        else
+            run_ppw $run ./eintr
+        fi
+        [ "$(cat $run.rc)" = 0 ] || fail "$run: status $(cat $run.rc)"
+        cmp -s plain.out $run.out || fail "$run: EINTR leaked: $(cat $run.out)"
+        [ ! -s $run.err ] || fail "$run: ppw wrote to stderr: $(head -3 $run.err)"
+    done
+    dump e1 samples || return
+    check "the blocked threads were sampled" '[.samples[] | .thread] | unique | length >= 6' \
+        e1.samples.json
+}
+
+# lost_once NAME: the run's stderr holds exactly one line, about lost output.
+lost_once() {
+    [ "$(wc -l <"$1.err")" = 1 ] || fail "$1: want one line on stderr, got: $(head -5 "$1.err")"
+    grep -q "output lost\|not measured" "$1.err" || fail "$1: unclear message: $(cat "$1.err")"
+}
+
+# The run directory on a full disk: a 32 KiB tmpfs (no room for run.ppw's
+# first 64 KiB: the run is not measured; threads.c) and a 192 KiB one that 20 us samples
+# fill during the run (cpu_spin.c, 0.8 s); then a 280 KiB RLIMIT_FSIZE.
+# Each time ppw says so once on stderr, the program's stdout and status are
+# unchanged (no SIGXFSZ), and what was written before is readable.
+case_disk_full() {
+    [ "$(id -u)" = 0 ] || skip "not root: cannot mount a tmpfs"
+    build threads
+    build cpu_spin
+    local rc
+    ./threads.plain >threads.plain.out
+    ./cpu_spin.plain 0.8 >spin.plain.out
+    mkdir tiny small
+    mount -t tmpfs -o size=32k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
+    # 192 KiB: run.ppw's and the samples file's first 64 KiB fit, and
+    # 2,000 samples more.
+    if mount -t tmpfs -o size=192k ppw-small small 2>/dev/null; then
+        PPW_OUTPUT=$tmp/tiny/run ./threads >tiny.out 2>tiny.err
+        rc=$?
+        PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/small/run ./cpu_spin 0.8 >small.out 2>small.err
+        echo "$rc $?" >tmpfs.rc
+        cp -r small/run small-run
+        umount small
+    fi
+    umount tiny
+    [ -f tmpfs.rc ] || { fail "cannot mount the second tmpfs"; return; }
+    [ "$(cat tmpfs.rc)" = "0 0" ] || fail "status changed on a full disk: $(cat tmpfs.rc)"
+    cmp -s threads.plain.out tiny.out || fail "32K tmpfs: stdout changed"
+    cmp -s spin.plain.out small.out || fail "192K tmpfs: stdout changed"
+    lost_once tiny
+    lost_once small
+    dump small-run all || return
+    check "samples were recorded until the disk was full, then counted as lost" \
+        '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' small-run.all.json
+    # The limit is per file: the samples file passes 280 KiB after about
+    # 9,000 samples (20 us asked, about 15,000 a CPU second delivered).
+    (ulimit -f 280; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 0.8 \
+        >fsize.out 2>fsize.err)
+    rc=$?
+    [ $rc = 0 ] || fail "RLIMIT_FSIZE: status $rc (153: SIGXFSZ)"
+    cmp -s spin.plain.out fsize.out || fail "RLIMIT_FSIZE: stdout changed"
+    lost_once fsize
+    dump fsize all || return
+    check "RLIMIT_FSIZE: samples until the limit, then counted as lost" \
+        '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' fsize.all.json
+}
+
+# dl_churn with an instrumented library (ppw-cc -shared -fPIC): GASP events
+# from code that is unloaded and loaded again 2,000 times while two threads
+# are sampled every 100 us, throttled or not; then a fork()ed child, which
+# names every region seen, the unloaded ones included.
+case_dl_inst() {
+    plugin_loadable || skip "an ASan-built plugin cannot load into clang"
+    "$build/bin/ppw-cc" -O2 -shared -fPIC --inst-functions "$programs/dl_inst_lib.c" \
+        -o "$tmp/libinst.so" 2>cc.err || { echo "ppw-cc -shared failed: $(cat cc.err)" >&2; exit 1; }
+    ppw_cc dl_churn -ldl
+    local run
+    for run in di dt; do
+        [ $run = dt ] && export PPW_THROTTLE_CALLS=100 PPW_THROTTLE_USEC=1000
+        PPW_PERIOD=100us PPW_OUTPUT=$tmp/$run timeout 120 ./dl_churn.inst "$tmp/libinst.so" 2000 \
+            >$run.out 2>$run.err
+        local rc=$?
+        [ $rc = 0 ] || { fail "$run: status $rc (124: hung): $(head -3 $run.err)"; continue; }
+        [ "$(cat $run.out)" = "$(printf 'opened all\nvalues right\nchild ok')" ] ||
+            fail "$run: output: $(cat $run.out)"
+        [ ! -s $run.err ] || fail "$run: ppw wrote to stderr: $(head -3 $run.err)"
+        dump $run samples || continue
+        check "$run: the threads were sampled during the churn" '.samples | length > 200' $run.samples.json
+        "$blame" profile $run --format json >$run.prof.json || { fail "$run: ppw-blame profile"; continue; }
+        "$blame" report $run >/dev/null 2>report.err || fail "$run: ppw-blame report: $(head -3 report.err)"
+        local fork
+        fork=$(ls -d $run-fork-* 2>/dev/null | head -1)
+        [ -n "$fork" ] && dump "$fork" run || { fail "$run: the fork()ed child's run"; continue; }
+        check "$run: the child names the library's regions" \
+            '[.run.regions[] | .name] | (index("leaf") != null and index("dl_churn_value") != null)' \
+            "$fork.run.json"
+    done
+    unset PPW_THROTTLE_CALLS PPW_THROTTLE_USEC
+    check "every call of the library's functions was counted" \
+        '([.rows[] | select(.name == "dl_churn_value") | .calls] | add) >= 2000
+         and ([.rows[] | select(.name == "leaf") | .calls] | add) == 8 * ([.rows[] | select(.name == "dl_churn_value") | .calls] | add)' \
+        di.prof.json
+    check "leaf() throttled after 100 calls, wherever the library was loaded" \
+        '[.throttled[] | select(.name == "leaf") | .calls_before] | length > 0 and all(. == 100)' dt.prof.json
+    # Each load (at one of a few addresses: one region each) sets the
+    # library's switches again: the first call of a throttled leaf() clears
+    # its switch, so about one call per load reaches libppw, not all 8.
+    # dl_churn_value() is throttled 100 loads later than leaf().
+    check "a reloaded library's throttled function stops calling libppw again" \
+        '([.throttled[] | select(.name == "leaf") | .calls_after] | add) as $leaf
+         | [.throttled[] | select(.name == "dl_churn_value")] as $v
+         | $leaf <= 2 * (($v | map(.calls_after) | add) + 100 * ($v | length))' dt.prof.json
 }
 
 case_unwritable() {

@@ -94,6 +94,18 @@ void ppw_runfile_append(uint32_t kind, const void *fixed, uint32_t fixed_size, i
     pthread_mutex_unlock(&capture_lock);
 }
 
+void ppw_runfile_note_loss(const char *fmt, ...)
+{
+    pthread_mutex_lock(&capture_lock);
+    if (stub_nnotes < STUB_MAX_NOTES) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(stub_notes[stub_nnotes++], sizeof stub_notes[0], fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&capture_lock);
+}
+
 void ppw_runfile_note(int also_log, const char *fmt, ...)
 {
     (void)also_log;

@@ -1,13 +1,18 @@
 /* dlopen/dlclose churn while other threads are sampled at a high rate:
  * the dynamic linker's lock is taken and released thousands of times while
  * the sampler walks stacks on every thread, for at least a second
- * (runtime.dl_churn: the program must finish, with samples). */
+ * (runtime.dl_churn: the program must finish, with samples).  Each round
+ * calls the library's dl_churn_value(), which must return 42: with an
+ * instrumented library (runtime.dl_inst), GASP events come from code that
+ * is unloaded and loaded again. */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static volatile int stop;
 
@@ -29,7 +34,7 @@ int main(int argc, char **argv)
     pthread_t t[2];
     for (int i = 0; i < 2; i++)
         pthread_create(&t[i], NULL, spin, &results[i]);
-    int opened = 0, r = 0;
+    int opened = 0, wrong = 0, r = 0;
     struct timespec start, now;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;; r++) {
@@ -38,6 +43,9 @@ int main(int argc, char **argv)
             break;
         void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
         if (h) {
+            int (*value)(void) = (int (*)(void))dlsym(h, "dl_churn_value");
+            if (value && value() != 42)
+                wrong++;
             opened++;
             dlclose(h);
         }
@@ -46,5 +54,15 @@ int main(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         pthread_join(t[i], NULL);
     printf("opened %s\n", opened == r ? "all" : "not all");
-    return opened == r ? 0 : 1;
+    printf("values %s\n", wrong ? "wrong" : "right");
+    /* A fork()ed child after the libraries are gone: libppw starts the
+     * child's run again, naming the regions seen so far. */
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0)
+        _exit(5);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    printf("child %s\n", WIFEXITED(status) && WEXITSTATUS(status) == 5 ? "ok" : "failed");
+    return opened == r && !wrong ? 0 : 1;
 }
