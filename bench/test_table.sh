@@ -33,7 +33,7 @@ expect_row() { # expect_row N TEXT
     fail "header: $(head -1 "$out")"
 expect_row 1 "| runtime: sampling only (ppw-cc --no-inst), compute kernel | 1.075 | x | same program, clang -O2 -g | min of 3 |"
 expect_row 2 "| compile time with the plugin, 21.6k-line C file, -g -O2 | 1.057 | x | clang-19 -g -O2 without it (CPU time) | median of 3 |"
-expect_row 3 "| ppw-blame report throughput, 10M samples, 100k unique stacks | 3,496,503 | samples/s | absolute (wall) | min of 3 |"
+expect_row 3 "| ppw-blame report throughput, 10M samples, 100k unique stacks | 3,496,503 | samples/s | absolute (CPU time) | min of 3 |"
 expect_row 4 "| memory per sampled thread, 64 threads alive | 333 | KiB RSS | same program, clang -O2 -g | 1 |"
 expect_row 5 "| compensation error, abs(T_comp - T_plain) / T_plain, 640 iterations per call | 0.0200 | fraction | T_plain of the same program | median of 5 |"
 expect_row 6 "| made-up widgets | 7 | widgets |  | 2 |"
