@@ -2,11 +2,13 @@
  * LD_PRELOAD library: the same software task-clock event, signal and
  * re-arm as libppw, and an empty handler (no walk, no record).  What the
  * kernel and the hypervisor charge per sample shows here; the difference
- * between this and rt-sampling is ppw's own cost. */
+ * between this and rt-sampling is ppw's own cost.  With BARE_SAMPLES_OUT
+ * set, the number of samples taken is written to that file at exit. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -14,12 +16,14 @@
 #include <unistd.h>
 
 static int event_fd = -1;
+static volatile unsigned long samples_taken;
 
 static void on_sample(int sig, siginfo_t *info, void *context)
 {
     (void)sig;
     (void)info;
     (void)context;
+    samples_taken++;
     ioctl(event_fd, PERF_EVENT_IOC_REFRESH, 1);
 }
 
@@ -47,4 +51,14 @@ __attribute__((constructor)) static void start(void)
     fcntl(event_fd, F_SETSIG, SIGRTMIN + 4);
     fcntl(event_fd, F_SETOWN_EX, &owner);
     ioctl(event_fd, PERF_EVENT_IOC_REFRESH, 1);
+}
+
+__attribute__((destructor)) static void finish(void)
+{
+    const char *path = getenv("BARE_SAMPLES_OUT");
+    FILE *out = path ? fopen(path, "w") : NULL;
+    if (out) {
+        fprintf(out, "%lu\n", samples_taken);
+        fclose(out);
+    }
 }
