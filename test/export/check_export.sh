@@ -347,6 +347,14 @@ html)
     grep -q "<td class=\"n\">$n</td>" r.html || fail "html: barrier.c is not listed whole"
     grep -Eq '<tr style="background:rgba\([^)]*\)"><td class="n">17</td><td class="n">[0-9]+</td><td class="vars">[^<]*part' r.html ||
         fail "html: line 17 without its samples or its variable: $(grep -o '<td class="n">17</td>.\{0,120\}' r.html | head -2)"
+    # A source beside the build directory is named relative to their common
+    # parent (src/barrier.c), which is neither the build directory nor
+    # ppw-blame's: the listing still finds it (through the binary's parents).
+    mkdir -p side/src side/build && cp "$src/test/analyze/barrier.c" side/src/ &&
+        (cd side/build && "$build/bin/ppw-cc" -O2 ../src/barrier.c -o barrier -lpthread &&
+            PPW_OUTPUT=$tmp/side/run ./barrier >/dev/null) || fail "cannot build and run side/src/barrier.c"
+    (cd / && "$blame" html "$tmp/side/run" -o "$tmp/side.html") || fail "html from another directory"
+    grep -q "<td class=\"n\">$n</td>" side.html || fail "html: src/barrier.c beside the build is not listed"
     chromium=$(command -v chromium || command -v chromium-browser || true)
     [ -n "$chromium" ] || skip "chromium not installed: the HTML was checked as text only"
     browser=("$chromium" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars

@@ -4,13 +4,15 @@
  * <details>), the hot source lines with the variables blamed for them, a
  * heatmap of the top variables over threads or ranks, the analysis
  * findings and the intrusion report.  docs/ppw-blame.md, "ppw-blame html". */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "analyze.h"
 #include "baseline.h"
@@ -234,10 +236,39 @@ static int by_samples(const void *a, const void *b)
 }
 
 /* Line `line` of file, without its newline, into buf ("" when unreadable). */
-static void source_text(const char *file, uint32_t line, char *buf, size_t size)
+/* Opens a source file as the line tables name it.  A relative name is
+ * relative to the deepest directory the file shares with the compilation
+ * directory (clang's DIFile, which the static graph also uses), and that
+ * directory is not recorded: it is an ancestor of the compilation
+ * directory, usually where the binary was built.  So a relative name is
+ * tried under the directory of ppw-blame, then under the binary's directory
+ * and each of its ancestors, deepest first. */
+static FILE *open_source(const struct html *h, const char *file)
+{
+    if (!file)
+        return NULL;
+    FILE *f = fopen(file, "r");
+    if (f || file[0] == '/' || !h->in->binary)
+        return f;
+    char dir[PATH_MAX];
+    if (!realpath(h->in->binary, dir))
+        return NULL;
+    for (char *slash = strrchr(dir, '/'); slash && !f; slash = strrchr(dir, '/')) {
+        *slash = 0; /* the binary's directory, then its parents; "" is the root */
+        char path[PATH_MAX];
+        int n = snprintf(path, sizeof path, "%s/%s", dir, file);
+        struct stat st;
+        if (n > 0 && (size_t)n < sizeof path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            f = fopen(path, "r");
+    }
+    return f;
+}
+
+static void source_text(const struct html *h, const char *file, uint32_t line, char *buf,
+                        size_t size)
 {
     buf[0] = 0;
-    FILE *f = file ? fopen(file, "r") : NULL;
+    FILE *f = open_source(h, file);
     if (!f)
         return;
     for (uint32_t n = 1; fgets(buf, (int)size, f); n++) {
@@ -310,11 +341,11 @@ struct src_line {
 
 /* The lines of a file (at most SOURCE_LINES_MAX; *cut when there were
  * more), malloc'ed; a line longer than the buffer keeps its start. */
-static char **read_source(const char *file, size_t *count, bool *cut)
+static char **read_source(const struct html *h, const char *file, size_t *count, bool *cut)
 {
     *count = 0;
     *cut = false;
-    FILE *src = fopen(file, "r");
+    FILE *src = open_source(h, file);
     if (!src)
         return NULL;
     size_t cap = 0;
@@ -374,7 +405,7 @@ static void source_file(struct html *h, const struct file_sum *fs, const struct 
 {
     size_t count;
     bool cut;
-    char **text = read_source(fs->file, &count, &cut);
+    char **text = read_source(h, fs->file, &count, &cut);
     struct src_line *info = text ? calloc(count + 1, sizeof *info) : NULL;
     if (info) {
         for (size_t i = 0; i < n; i++)
@@ -513,7 +544,7 @@ static int hot_lines(struct html *h)
         esc(h, l->function);
         fputs("</td><td class=\"vars\">", out);
         line_variables(h, ppw_static_graph_find_func(h->in->graph, l->function), l->line);
-        source_text(l->file, l->line, text, sizeof text);
+        source_text(h, l->file, l->line, text, sizeof text);
         fputs("</td><td><pre>", out);
         esc(h, text);
         fputs("</pre></td></tr>\n", out);
