@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spin.h"
+
 static volatile sig_atomic_t alarms, profs;
 
 static void on_alarm(int sig)
@@ -26,15 +28,7 @@ static void on_prof(int sig)
 
 static double spin(double seconds)
 {
-    struct timespec start, now;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    double x = 1;
-    do {
-        for (int i = 0; i < 10000; i++)
-            x = x * 1.0000001 + 1e-9;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-    } while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9 < seconds);
-    return x;
+    return spin_for(CLOCK_MONOTONIC, seconds);
 }
 
 int main(void)

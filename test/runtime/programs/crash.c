@@ -7,17 +7,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "spin.h"
+
 __attribute__((noinline)) static double burn(double seconds)
 {
-    struct timespec start, now;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-    double x = 1;
-    do {
-        for (int i = 0; i < 10000; i++)
-            x = x * 1.0000001 + 1e-9;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    } while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9 < seconds);
-    return x;
+    return spin_for(CLOCK_THREAD_CPUTIME_ID, seconds);
 }
 
 int main(int argc, char **argv)

@@ -10,19 +10,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "spin.h"
 #include "ppw/ppw.h"
 
 static double spin(double seconds)
 {
-    struct timespec start, now;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
-    double x = 1;
-    do {
-        for (int i = 0; i < 10000; i++)
-            x = x * 1.0000001 + 1e-9;
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    } while ((now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) * 1e-9 < seconds);
-    return x;
+    return spin_for(CLOCK_THREAD_CPUTIME_ID, seconds);
 }
 
 static unsigned region;
