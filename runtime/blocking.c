@@ -295,60 +295,59 @@ PPW_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 }
 
 /* The execl forms: the arguments into an array, then the execv form. */
-/* As glibc's execl: arg, then arguments up to a NULL. */
-static int count_args(va_list ap)
+
+/* As glibc's execl: arg, then the arguments in *ap up to a NULL; how many
+ * (arg included, the NULL not), leaving *ap where it was. */
+static int count_args(va_list *ap)
 {
+    va_list count;
+    va_copy(count, *ap);
     int n = 1;
-    while (va_arg(ap, const char *))
+    while (va_arg(count, const char *))
         n++;
+    va_end(count);
     return n;
+}
+
+/* argv[0..n]: arg, the n - 1 arguments from *ap and their NULL, which it
+ * consumes. */
+static void take_args(char **argv, const char *arg, int n, va_list *ap)
+{
+    argv[0] = (char *)arg;
+    for (int i = 1; i <= n; i++)
+        argv[i] = va_arg(*ap, char *);
 }
 
 PPW_EXPORT int execl(const char *path, const char *arg, ...)
 {
-    va_list ap, count;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(count, ap);
-    int n = count_args(count);
-    va_end(count);
+    int n = count_args(&ap);
     char *argv[n + 1];
-    argv[0] = (char *)arg;
-    for (int i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
+    take_args(argv, arg, n, &ap);
     va_end(ap);
-    argv[n] = NULL;
     return execve(path, argv, environ);
 }
 
 PPW_EXPORT int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap, count;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(count, ap);
-    int n = count_args(count);
-    va_end(count);
+    int n = count_args(&ap);
     char *argv[n + 1];
-    argv[0] = (char *)arg;
-    for (int i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
+    take_args(argv, arg, n, &ap);
     va_end(ap);
-    argv[n] = NULL;
     return execvp(file, argv);
 }
 
 PPW_EXPORT int execle(const char *path, const char *arg, ...)
 {
-    va_list ap, count;
+    va_list ap;
     va_start(ap, arg);
-    va_copy(count, ap);
-    int n = count_args(count);
-    va_end(count);
+    int n = count_args(&ap);
     char *argv[n + 1];
-    argv[0] = (char *)arg;
-    for (int i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *);
-    char *const *envp = va_arg(ap, char *const *);
+    take_args(argv, arg, n, &ap);
+    char *const *envp = va_arg(ap, char *const *); /* after the NULL */
     va_end(ap);
-    argv[n] = NULL;
     return execve(path, argv, envp);
 }
