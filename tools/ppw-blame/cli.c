@@ -219,23 +219,18 @@ int cli_check_environment(struct ppw_err *err)
                                "PPW_BLAME_THREADS=%s: expected a thread count from 1 to 256", v);
         loader_threads = (unsigned)n;
     }
-    static const char *const dirs[] = {"PPW_DEBUG_DIR"};
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-        struct stat st;
-        if (!(v = getenv(dirs[i])) || !v[0])
-            continue;
+    struct stat st;
+    if ((v = getenv("PPW_DEBUG_DIR")) && v[0]) {
         if (stat(v, &st) != 0)
-            return ppw_err_set(err, PPW_EUSAGE, "%s=%s: %s", dirs[i], v, strerror(errno));
+            return ppw_err_set(err, PPW_EUSAGE, "PPW_DEBUG_DIR=%s: %s", v, strerror(errno));
         if (!S_ISDIR(st.st_mode))
-            return ppw_err_set(err, PPW_EUSAGE, "%s=%s: not a directory", dirs[i], v);
+            return ppw_err_set(err, PPW_EUSAGE, "PPW_DEBUG_DIR=%s: not a directory", v);
     }
     static const char *const files[] = {"PPW_BASELINE", "PPW_CALIBRATE_MPI"};
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        struct stat st;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         if ((v = getenv(files[i])) && v[0] && stat(v, &st) == 0 && S_ISDIR(st.st_mode))
             return ppw_err_set(err, PPW_EUSAGE, "%s=%s: expected a file, not a directory", files[i],
                                v);
-    }
     return 0;
 }
 
