@@ -966,12 +966,19 @@ static void test_probe_windows(void)
 {
     begin(PPW_MODE_PROFILE, PPW_CALLPATH_MAX, 100, 1000000);
     stub_clock_step = 10;
+    /* The 400 timed events in one stretch, then the throttled ones: a
+     * window falls on a timed event once in 32 to 96 events only where no
+     * throttled events are interleaved (they take windows too). */
     for (int i = 0; i < 100; i++) /* timed, then pw_a is throttled */
         call("pw_a", 0);
-    for (int i = 0; i < 6400; i++) {
-        call("pw_b", 0); /* throttled after 100 calls too */
+    for (int i = 0; i < 100; i++) /* timed, then pw_b is throttled too */
+        call("pw_b", 0);
+    for (int i = 0; i < 6300; i++) {
+        call("pw_b", 0);
         call("pw_a", 0);
     }
+    for (int i = 0; i < 100; i++)
+        call("pw_a", 0);
     stub_clock_step = 20000; /* every window looks preempted */
     for (int i = 0; i < 640; i++)
         call("pw_a", 0);
