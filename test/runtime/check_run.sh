@@ -21,8 +21,9 @@ cd "$tmp" || exit 1
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-check() { # check DESCRIPTION JQ_BOOLEAN_EXPR FILE
-    [ "$(jq -r "$2" "$3")" = true ] || fail "$1 ($2 on $3: $(jq -c "$2" "$3" 2>&1 | head -c 300))"
+check() { # check DESCRIPTION JQ_BOOLEAN_EXPR FILE; status 1 when it failed
+    [ "$(jq -r "$2" "$3")" = true ] ||
+        { fail "$1 ($2 on $3: $(jq -c "$2" "$3" 2>&1 | head -c 300))"; return 1; }
 }
 skip() { echo "SKIP: $*" >&2; exit 77; }
 
@@ -305,7 +306,10 @@ case_deep() {
         '[.samples[] | select(.thread == 0)] | length > 100 and
          ([.[] | select((.flags | index("truncated") != null) and (.stack | length) == 256
            and .stack[0].function == "bottom" and .stack[255].function == "descend")] | length)
-         >= 0.9 * length' same.samples.json
+         >= 0.9 * length' same.samples.json ||
+        echo "  thread 0's samples by innermost function, flags and depth:" \
+            "$(jq -c '[.samples[] | select(.thread == 0) | [.stack[0].function, .flags, (.stack | length)]]
+                      | group_by(.) | map([.[0], length])' same.samples.json | head -c 1500)" >&2
     dump same all || return
     check "the thread started at the bottom: its spawn stack truncated too, its samples glued" \
         '([.spawns[] | select(.kind == "pthread" and (.flags | index("truncated") != null)
