@@ -100,6 +100,7 @@ static uint64_t get_u64(const unsigned char *b)
 
 static int read_uleb(struct parser *p, struct cursor *c, const char *what, uint64_t *out)
 {
+    *out = 0; /* defined on errors too: gcc -O3 cannot tell CORRUPT() from success */
     uint64_t value = 0;
     for (unsigned shift = 0;; shift += 7) {
         if (c->pos >= c->end)
@@ -119,6 +120,7 @@ static int read_uleb(struct parser *p, struct cursor *c, const char *what, uint6
 
 static int read_sleb(struct parser *p, struct cursor *c, const char *what, int64_t *out)
 {
+    *out = 0;
     uint64_t value = 0;
     unsigned shift = 0;
     unsigned char byte;

@@ -234,6 +234,7 @@ int ppw_run_open_file(struct loader *l, struct rfile *f, const char *name, uint3
 
 int ppw_run_next_record(struct loader *l, const struct rfile *f, size_t *pos, struct rec *r)
 {
+    *r = (struct rec){.pos = *pos}; /* defined on errors too: gcc -O3 cannot tell CORRUPT() */
     size_t left = f->end - *pos;
     if (left < 8)
         return CORRUPT(l, *pos, "%zu bytes at the end of the committed records: not a record",
