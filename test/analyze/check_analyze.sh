@@ -14,7 +14,7 @@
 #   imbalance      load-imbalance in worker, on grid (threads, region and variable)
 #   late_sender    late-sender at late_sender.c's MPI_Recv; the trace names rank 0
 #   late_receiver  late-receiver at late_receiver.c's MPI_Ssend; the trace names rank 1
-#   small_transfers  small-transfers at small_transfers.c's MPI_Send or MPI_Recv loop
+#   small_transfers  small-transfers at small_transfers.c's MPI_Send or MPI_Recv loop, first
 #   collective     collective-wait at collective.c's MPI_Allreduce; the trace names rank 0
 #   comm_bound     communication-bound (Coven) at comm_bound.c's MPI_Sendrecv, on halo_out:
 #                  in step, at full bandwidth, but 16 MB a step (the bytes are no wait)
@@ -162,6 +162,12 @@ balanced)
     build balanced -lpthread
     PPW_OUTPUT=$tmp/run ./balanced >out.txt || fail "balanced failed"
     analyze_json a.json run --binary ./balanced
+    # What the noise left, to judge the margin: the largest finding at
+    # --min-loss 0, against the 5% that makes a finding.
+    "$blame" analyze run --binary ./balanced --baseline "$tmp/baseline" --min-loss 0 \
+        --format json >all.json 2>err.txt || fail "analyze --min-loss 0: $(cat err.txt)"
+    echo "analyze.balanced: largest under --min-loss: $(jq -c '[.findings[0] // {} |
+        .pattern, .lost_pct, .evidence]' all.json)"
     jq -e '.findings == []' a.json >/dev/null ||
         fail "the control has findings: $(jq -c '[.findings[] | {pattern, region, lost_s, lost_pct, evidence}]' a.json)"
     echo "analyze.balanced: no finding ($(jq '.dropped' a.json) under --min-loss)"
@@ -195,9 +201,15 @@ small_transfers)
     job=(m/ppw-*)
     analyze_json a.json "${job[0]}"
     send=$(line 'MPI_Send(' small_transfers.c) recv=$(line 'MPI_Recv(' small_transfers.c)
-    jq -e --argjson s "$send" --argjson r "$recv" '.findings[0:2] | length == 2 and
-        all(.pattern == "small-transfers") and ([.[].line] | sort) == ([$s, $r] | sort)' a.json \
-        >/dev/null || fail "small transfers: $(jq -c '[.findings[0:3][] | {pattern, line, lost_s}]' a.json)"
+    # Found first, at the send or the receive loop, and nowhere else.  On an
+    # idle machine both sides lose about 4 us a message; on a loaded one
+    # each side's wait beyond the program's own cost is the machine's, up
+    # to what it withheld from the other rank (analyze_noise.c), and one
+    # side can come out at the bare latency, below --min-loss.
+    jq -e --argjson s "$send" --argjson r "$recv" '(.findings | length) > 0 and
+        .findings[0].pattern == "small-transfers" and
+        all(.findings[] | select(.pattern == "small-transfers"); .line == $s or .line == $r)' \
+        a.json >/dev/null || fail "small transfers: $(jq -c '[.findings[0:3][] | {pattern, line, lost_s}]' a.json)"
     echo "analyze.small_transfers: $(jq -r '.findings[0].evidence' a.json)"
     ;;
 errors)

@@ -425,17 +425,14 @@ static unsigned parties_of(const struct unit *u, const struct ppw_run_region *g,
     return n;
 }
 
-static void add_group_wait(struct site *s, double wait, uint32_t group)
+static int add_site_wait(struct site *s, const struct site_wait *w)
 {
-    for (unsigned i = 0; i < s->groups; i++)
-        if (s->group_ids[i] == group) {
-            s->group_waits[i] += wait;
-            return;
-        }
-    if (s->groups < SITE_GROUPS) {
-        s->group_ids[s->groups] = group;
-        s->group_waits[s->groups++] = wait;
-    }
+    struct site_wait *grown = realloc(s->waits, (s->nwaits + 1) * sizeof *grown);
+    if (!grown)
+        return PPW_ENOMEM;
+    s->waits = grown;
+    s->waits[s->nwaits++] = *w;
+    return 0;
 }
 
 static int collect_waits(struct engine *e, struct ppw_err *err)
@@ -455,7 +452,6 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                 call_variable(graph, g, variable, sizeof variable);
             double base = baseline_ns(e->b, g, parties_of(unit, g, e->in->job, e->in->nunits));
             double unit_wait = 0;
-            uint64_t unit_calls = 0;
             struct site *s = NULL;
             for (size_t t = 0; t < run->thread_count; t++) {
                 double ns;
@@ -472,16 +468,15 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                     expected += region_bytes(&run->threads[t], g->id) * e->b->mpi_ns_per_byte;
                 double wait = ns - expected;
                 wait = wait > 0 ? wait : 0;
-                s->wait_ns += wait;
+                struct site_wait w = {
+                    .region = g, .unit = (uint32_t)u, .thread = (uint32_t)t, .wait_ns = wait,
+                    .group = e->in->job ? unit->rank : run->threads[t].index};
+                if (add_site_wait(s, &w))
+                    return ppw_err_set(err, PPW_ENOMEM, "out of memory");
                 s->expected_ns += expected;
                 s->calls += calls;
                 unit_wait += wait;
-                unit_calls += calls;
-                if (!e->in->job)
-                    add_group_wait(s, wait, run->threads[t].index);
             }
-            if (s && e->in->job)
-                add_group_wait(s, unit_wait, unit->rank);
             /* Where: the site that waits most, an acquire before a release. */
             bool acquire = g->op != PPW_OP_LOCK_RELEASE;
             bool had_acquire = s && s->region->op != PPW_OP_LOCK_RELEASE;
@@ -490,7 +485,6 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                 s->best_wait_ns = unit_wait;
                 s->region = g;
             }
-            (void)unit_calls;
         }
     }
     return 0;
@@ -532,11 +526,16 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
                  ns_to_s(s->group_waits[lo]));
         else
             setf(who, sizeof who, "all on %s %" PRIu32, group, s->group_ids[0]);
+        char machine[128] = "";
+        if (s->machine_ns >= 0.0005 * 1e9)
+            setf(machine, sizeof machine,
+                 ", less %.3f s the machine made (partners ready but waiting for a CPU)",
+                 ns_to_s(s->machine_ns));
         setf(f->evidence, sizeof f->evidence,
-             "%" PRIu64 " calls, %.3f s in all; mean %.1f us per call against a baseline of "
+             "%" PRIu64 " calls, %.3f s in all%s; mean %.1f us per call against a baseline of "
              "%.2f us (%.0fx); %s",
-             s->calls, ns_to_s(s->wait_ns + s->expected_ns), mean / 1e3, base / 1e3,
-             base > 0 ? mean / base : 0, who);
+             s->calls, ns_to_s(s->wait_ns + s->machine_ns + s->expected_ns), machine,
+             mean / 1e3, base / 1e3, base > 0 ? mean / base : 0, who);
     }
     return 0;
 }
@@ -561,8 +560,11 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
                 ns += tn;
                 calls += tc;
             }
+            /* Not the waits for partners that waited for a CPU: under load
+             * they made each small message cost 40 us instead of 1. */
+            ns -= machine_wait_at(e, g);
             double latency = e->b->mpi_latency_ns;
-            if (!calls || !small_and_many(e, calls, ns / (double)calls))
+            if (!calls || ns <= 0 || !small_and_many(e, calls, ns / (double)calls))
                 continue;
             /* Aggregated into one message, the calls would cost about one
              * latency plus the bytes: nearly all of their time is lost. */
@@ -591,21 +593,31 @@ double explained_waits(const struct engine *e)
 
 /* ---- 4. Coven: CPU utilisation and time in communication ---- */
 
+double time_in_regions(const struct ppw_run *run, const struct ppw_run_thread *t,
+                       bool (*match)(const struct ppw_run_region *g))
+{
+    double sum = 0;
+    for (size_t r = 0; t && r < run->region_count; r++) {
+        if (!match(&run->regions[r]))
+            continue;
+        double ns;
+        uint64_t calls;
+        region_on_thread(t, run->regions[r].id, &ns, &calls);
+        sum += ns;
+    }
+    return sum;
+}
+
+static bool init_or_term(const struct ppw_run_region *g)
+{
+    return g->op == PPW_OP_INIT || g->op == PPW_OP_TERM;
+}
+
 /* The main thread's wall time in initialization and termination calls
  * (MPI_Init, MPI_Finalize). */
 static double init_term_ns(const struct ppw_run *run)
 {
-    const struct ppw_run_thread *main_thread = ppw_run_find_thread(run, 0);
-    double sum = 0;
-    for (size_t r = 0; main_thread && r < run->region_count; r++) {
-        if (run->regions[r].op != PPW_OP_INIT && run->regions[r].op != PPW_OP_TERM)
-            continue;
-        double ns;
-        uint64_t calls;
-        region_on_thread(main_thread, run->regions[r].id, &ns, &calls);
-        sum += ns;
-    }
-    return sum;
+    return time_in_regions(run, ppw_run_find_thread(run, 0), init_or_term);
 }
 
 static int find_coven(struct engine *e, struct ppw_err *err)
@@ -644,15 +656,23 @@ static int find_coven(struct engine *e, struct ppw_err *err)
     if (!ncpus)
         ncpus = 1;
     /* What the machine offered the program: its CPUs over the wall time,
-     * less the time its threads were ready but waited for a CPU (other
-     * processes', or its own threads outnumbering the CPUs).  A loaded
-     * machine is not a program that leaves CPUs idle. */
-    double capacity = wall * ncpus - runqueue;
+     * each at the pace it gave a ready thread (CPU over CPU plus the wait
+     * for a CPU: other processes took the rest, or the program's own
+     * threads outnumbered the CPUs).  A loaded machine is not a program
+     * that leaves CPUs idle: a program with one thread busy of two got
+     * 67% of what it was offered on a quiet machine and, counted against
+     * the whole wall time, 33% under a load of 8. */
+    double pace = cpu + runqueue > 0 ? cpu / (cpu + runqueue) : 1;
+    double capacity = wall * ncpus * pace;
     if (capacity < cpu)
         capacity = cpu;
     double util = capacity > 0 ? 100 * cpu / capacity : 100;
     /* Communication first: time in MPI calls is also CPU the ranks left
-     * idle, which the utilisation rule must not count again. */
+     * idle, which the utilisation rule must not count again.  The time the
+     * machine made ranks wait for partners that waited for a CPU is not the
+     * program's communication. */
+    double machine_comm = machine_waits(e, true);
+    comm = comm > machine_comm ? comm - machine_comm : 0;
     double comm_pct = e->thread_ns > 0 ? 100 * comm / e->thread_ns : 0;
     if (comm_pct > e->t->comm_pct) {
         double own =
@@ -676,10 +696,11 @@ static int find_coven(struct engine *e, struct ppw_err *err)
                 setf(volume, sizeof volume, "; %.1f MB moved, %.2f GB/s while communicating",
                      bytes / 1e6, bytes / comm);
             setf(f->evidence, sizeof f->evidence,
-                 "%.3f s in MPI calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%); "
+                 "%.3f s in MPI calls of %.3f s rank-seconds%s: %.1f%% (threshold %.0f%%); "
                  "longest at one site: %.3f s%s",
-                 ns_to_s(comm), ns_to_s(e->thread_ns), comm_pct, e->t->comm_pct, ns_to_s(top_ns),
-                 volume);
+                 ns_to_s(comm), ns_to_s(e->thread_ns),
+                 machine_comm > 0 ? " (both less what the machine made ranks wait)" : "",
+                 comm_pct, e->t->comm_pct, ns_to_s(top_ns), volume);
         }
     }
     if (util <= e->t->cpu_util_pct) {
@@ -691,9 +712,11 @@ static int find_coven(struct engine *e, struct ppw_err *err)
             f->lost_pct = 100 * own / capacity; /* of the CPU time the machine offered */
             setf(f->region, sizeof f->region, "the whole run");
             setf(f->evidence, sizeof f->evidence,
-                 "CPU time %.3f s over %.3f s of wall time on %u CPUs, less %.3f s the threads "
-                 "waited for a CPU: %.0f%% utilisation (threshold %.0f%%)",
-                 ns_to_s(cpu), ns_to_s(wall), ncpus, ns_to_s(runqueue), util, e->t->cpu_util_pct);
+                 "CPU time %.3f s over %.3f s of wall time on %u CPUs, at the %.0f%% of a "
+                 "CPU that a ready thread got (it waited %.3f s for one): %.0f%% utilisation "
+                 "(threshold %.0f%%)",
+                 ns_to_s(cpu), ns_to_s(wall), ncpus, 100 * pace, ns_to_s(runqueue), util,
+                 e->t->cpu_util_pct);
         }
     }
     return 0;
@@ -862,17 +885,29 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
         const struct ppw_run *run = in.units[u].run;
         double wall = run_wall_ns(run);
         out->run_s = ns_to_s(wall) > out->run_s ? ns_to_s(wall) : out->run_s;
+        /* Threads alive at once share the run's wall time, which a loaded
+         * machine stretches: counted at its pace, the share of a CPU a
+         * ready thread got, as the waits are (analyze_noise.c).  A parent
+         * waiting in pthread_join adds nothing to what its workers do (a
+         * main thread joining for the whole run diluted every finding). */
+        double pace = run_pace(run);
         for (size_t i = 0; i < run->thread_count; i++) {
-            out->has_trace |= run->threads[i].trace_count > 0;
-            if (!in.job) /* threads alive at once share the run's wall time */
-                e.thread_ns += thread_life_ns(run, &run->threads[i]);
+            const struct ppw_run_thread *th = &run->threads[i];
+            out->has_trace |= th->trace_count > 0;
+            double life = thread_life_ns(run, th) - thread_join_ns(run, th, true);
+            if (!in.job && life > 0)
+                e.thread_ns += life * pace;
         }
-        if (in.job) /* MPI_Init and MPI_Finalize wait for the launcher */
-            e.thread_ns += wall - init_term_ns(run) > 0 ? wall - init_term_ns(run) : wall;
+        if (in.job) { /* MPI_Init and MPI_Finalize wait for the launcher */
+            double rank_ns = wall - init_term_ns(run) > 0 ? wall - init_term_ns(run) : wall;
+            e.thread_ns += rank_ns * pace;
+        }
     }
-    out->thread_s = ns_to_s(e.thread_ns);
     if (!rc)
         rc = collect_waits(&e, err);
+    if (!rc)
+        rc = settle_site_waits(&e, err);
+    out->thread_s = ns_to_s(e.thread_ns);
     if (!rc)
         rc = emit_waits(&e, err);
     if (!rc)
@@ -901,7 +936,10 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
         if (out->nhotspots)
             qsort(out->hotspots, out->nhotspots, sizeof *out->hotspots, compare_hotspot);
     }
+    for (size_t i = 0; i < e.nsites; i++)
+        free(e.sites[i].waits);
     free(e.sites);
+    free(e.waiting);
     loaded_free(&in);
     if (rc)
         analyze_result_free(out);

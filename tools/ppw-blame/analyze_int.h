@@ -31,13 +31,28 @@ struct loaded {
 
 enum { SITE_GROUPS = 256 }; /* groups named in the evidence; more are summed but not named */
 
+/* One thread's wait at a site, beyond the baseline. */
+struct site_wait {
+    const struct ppw_run_region *region; /* the unit's region it waited in */
+    uint32_t unit, thread; /* the unit's index in struct loaded, the thread's in its run */
+    uint32_t group;        /* the thread's index, or in a job its rank */
+    double wait_ns;
+    /* settle_site_waits: what the thread did outside its waits, its wait
+     * for a CPU, and the part of wait_ns the machine made */
+    double progress_ns, runqueue_ns, machine_ns;
+};
+
 /* Waits at one operation site (or on one lock variable) over all threads
  * and ranks. */
 struct site {
     enum analyze_pattern pattern;
     const struct ppw_run_region *region; /* the site with the most wait */
     char variable[128];
-    double wait_ns, best_wait_ns, expected_ns;
+    struct site_wait *waits;
+    size_t nwaits;
+    /* settle_site_waits: the program's waits and the machine's */
+    double wait_ns, machine_ns;
+    double best_wait_ns, expected_ns;
     uint64_t calls;
     /* Waits per group (thread or rank), for the evidence. */
     uint32_t group_ids[SITE_GROUPS];
@@ -54,13 +69,17 @@ struct engine {
     struct analyze_result *out;
     size_t cap;
     double explained_ns[PATTERN_COUNT]; /* wait found per pattern */
-    double thread_ns;                   /* the thread- or rank-seconds of the run */
+    bool *waiting; /* settle_site_waits: per view stack, taken inside a waiting call */
+    double thread_ns; /* the thread- or rank-seconds of the run at the machine's pace (what
+                         percentages refer to) */
 };
 
 /* A group compared for imbalance: a thread, or a rank. */
 struct group_load {
     uint32_t id;
     double cpu_ns, life_ns;
+    double runqueue_ns; /* of its life, ready but waiting for a CPU (0: not recorded) */
+    double machine_wait_ns; /* of its waits, those the machine made (settle_site_waits) */
 };
 
 static inline double ns_to_s(double ns) { return ns * 1e-9; }
@@ -70,6 +89,9 @@ double run_wall_ns(const struct ppw_run *run);
 double thread_cpu_ns(const struct ppw_run *run, const struct ppw_run_thread *t);
 double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thread *t);
 void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns, uint64_t *calls);
+/* The inclusive wall time of thread t (NULL: none) in the regions that match. */
+double time_in_regions(const struct ppw_run *run, const struct ppw_run_thread *t,
+                       bool (*match)(const struct ppw_run_region *g));
 bool is_mpi_tag(uint32_t tag);
 struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p, double lost_ns,
                                     struct ppw_err *err);
@@ -79,6 +101,27 @@ double explained_waits(const struct engine *e);
 /* analyze_balance.c */
 size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap);
 int find_imbalance(struct engine *e, struct ppw_err *err);
+
+/* analyze_noise.c: the waits the machine makes, not the program */
+bool arrival_skew_pattern(enum analyze_pattern p);
+/* A thread's time ready but waiting for a CPU (0 when not recorded); in
+ * joins (pthread_join, and unless pthread_only taskwait, which runs tasks). */
+double thread_runqueue_ns(const struct ppw_run_thread *t);
+double thread_join_ns(const struct ppw_run *run, const struct ppw_run_thread *t, bool pthread_only);
+/* The share of a CPU the run's threads got while ready: CPU time over CPU
+ * time plus run-queue wait (1 on an idle machine). */
+double run_pace(const struct ppw_run *run);
+/* Each site's waits split into the program's and the machine's. */
+int settle_site_waits(struct engine *e, struct ppw_err *err);
+/* The waits of thread or rank `group` that the machine made; of all (or
+ * of the MPI calls). */
+double machine_waits_of(const struct engine *e, uint32_t group);
+double machine_waits(const struct engine *e, bool mpi_only);
+/* The share of thread or rank `group`'s samples taken inside waiting calls
+ * (a spinning wait burns CPU that is not work). */
+double waiting_share(const struct engine *e, uint32_t group);
+/* The waits in region g (of one unit) that the machine made. */
+double machine_wait_at(const struct engine *e, const struct ppw_run_region *g);
 
 /* analyze_cause.c */
 void find_causes(struct engine *e);

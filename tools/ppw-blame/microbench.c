@@ -1,6 +1,8 @@
-/* Microbenchmarks of synchronization and messages (microbench.h).  Each
- * times batches after a warm-up and keeps the median, so that a preempted
- * batch on a busy machine does not move the result. */
+/* Microbenchmarks of synchronization and messages (microbench.h).  A
+ * baseline is what an operation costs when nobody waits, so each keeps the
+ * fastest of its batches (each a mean over many operations) and the 10th
+ * percentile of single events: on a busy machine most batches include a
+ * thread's wait for a CPU, which is the load, not the operation. */
 #define _GNU_SOURCE /* CPU affinity */
 
 #include "microbench.h"
@@ -37,10 +39,16 @@ static int compare_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static double median(double *v, size_t n)
+/* The q-quantile (0..1) of v's n values; sorts v. */
+static double quantile(double *v, size_t n, double q)
 {
     qsort(v, n, sizeof *v, compare_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return v[(size_t)(q * (double)(n - 1))];
+}
+
+static double fastest(double *v, size_t n)
+{
+    return quantile(v, n, 0);
 }
 
 static int thread_error(struct ppw_err *err, const char *what, int e)
@@ -171,7 +179,7 @@ static int barrier_trial(const void *arg, double *ns, struct ppw_err *err)
     unplace_main(&place);
     pthread_barrier_destroy(&b.barrier);
     free(threads);
-    *ns = median(batch, BATCHES);
+    *ns = fastest(batch, BATCHES);
     return 0;
 }
 
@@ -195,7 +203,7 @@ static int lock_trial(const void *arg, double *ns, struct ppw_err *err)
         if (k)
             batch[k - 1] = (double)(now_ns() - start) / PAIRS;
     }
-    *ns = median(batch, BATCHES);
+    *ns = fastest(batch, BATCHES);
     return 0;
 }
 
@@ -258,7 +266,7 @@ static int handoff_trial(const void *arg, double *ns, struct ppw_err *err)
     }
     pthread_join(waiter, NULL);
     unplace_main(&place);
-    *ns = median(episode, HANDOFF_EPISODES);
+    *ns = quantile(episode, HANDOFF_EPISODES, 0.1);
     return 0;
 }
 
@@ -315,18 +323,18 @@ static int cond_trial(const void *arg, double *ns, struct ppw_err *err)
     pthread_mutex_unlock(&cb.m);
     pthread_join(partner, NULL);
     unplace_main(&place);
-    *ns = median(batch, BATCHES);
+    *ns = fastest(batch, BATCHES);
     return 0;
 }
 
-/* ---- the results: medians over trials ---- */
+/* ---- the results: the fastest of several trials ---- */
 
 /* Even pinned, a trial may share its CPUs with something else for a
- * while: each result is the median of TRIALS trials, each with fresh
+ * while: each result is the fastest of TRIALS trials, each with fresh
  * threads. */
 enum { TRIALS = 5 };
 
-static int median_of_trials(int (*trial)(const void *arg, double *ns, struct ppw_err *err),
+static int fastest_of_trials(int (*trial)(const void *arg, double *ns, struct ppw_err *err),
                             const void *arg, double *ns, struct ppw_err *err)
 {
     double results[TRIALS];
@@ -335,28 +343,28 @@ static int median_of_trials(int (*trial)(const void *arg, double *ns, struct ppw
         if (rc)
             return rc;
     }
-    *ns = median(results, TRIALS);
+    *ns = fastest(results, TRIALS);
     return 0;
 }
 
 int microbench_barrier(unsigned nthreads, double *ns, struct ppw_err *err)
 {
-    return median_of_trials(barrier_trial, &nthreads, ns, err);
+    return fastest_of_trials(barrier_trial, &nthreads, ns, err);
 }
 
 int microbench_lock(double *ns, struct ppw_err *err)
 {
-    return median_of_trials(lock_trial, NULL, ns, err);
+    return fastest_of_trials(lock_trial, NULL, ns, err);
 }
 
 int microbench_lock_handoff(double *ns, struct ppw_err *err)
 {
-    return median_of_trials(handoff_trial, NULL, ns, err);
+    return fastest_of_trials(handoff_trial, NULL, ns, err);
 }
 
 int microbench_cond_roundtrip(double *ns, struct ppw_err *err)
 {
-    return median_of_trials(cond_trial, NULL, ns, err);
+    return fastest_of_trials(cond_trial, NULL, ns, err);
 }
 
 /* ---- MPI, through the helper under mpirun ---- */
@@ -498,7 +506,7 @@ int microbench_mpi(const char *helper, unsigned timeout_s, double *latency_ns, d
         if (rc)
             return rc;
     }
-    *latency_ns = median(latency, MPI_TRIALS);
-    *ns_per_byte = median(per_byte, MPI_TRIALS);
+    *latency_ns = fastest(latency, MPI_TRIALS);
+    *ns_per_byte = fastest(per_byte, MPI_TRIALS);
     return 0;
 }

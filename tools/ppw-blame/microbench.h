@@ -1,8 +1,9 @@
 /* The microbenchmarks of ppw-blame calibrate: what a barrier, a lock, a
  * condition variable and a small MPI message cost on this machine when
  * nobody waits for anybody (docs/ppw-blame.md, "ppw-blame calibrate").
- * Each result is a median over trials with fresh threads (or mpiruns) of
- * medians over batches, in nanoseconds. */
+ * Each result is the fastest of several trials with fresh threads (or
+ * mpiruns) of the fastest batch or the 10th percentile of single events,
+ * in nanoseconds. */
 #ifndef PPW_BLAME_MICROBENCH_H
 #define PPW_BLAME_MICROBENCH_H
 

@@ -1,0 +1,339 @@
+/* ppw-blame analyze: the waits the machine makes, not the program
+ * (analyze_int.h).
+ *
+ * A thread waits at a barrier, a collective or a blocking message for the
+ * last partner to arrive.  The partner can be late because it had more to
+ * do (the program's imbalance) or because it was ready but waited for a
+ * CPU: on a loaded machine the second dominates (a balanced control
+ * waited 0.1 to 0.3 s at its barrier while each thread spent 0.8 s in the
+ * run queue).  What a thread did outside its blocking calls, its progress,
+ * is at least
+ *
+ *   - its CPU time outside them: its CPU time, less the share of its
+ *     samples taken inside a blocking call (a spinning wait burns CPU);
+ *   - its life, less its run-queue wait and its time in blocking calls
+ *     (exact when its waits sleep; a spinning wait is in the run queue
+ *     too, and counts twice);
+ *
+ * and the larger of the two bounds is taken.  Partners that start and end
+ * together progress equally unless the program gives them different work,
+ * so thread t can have waited, through the program's doing, at most
+ *
+ *     program_wait(t) = max over its partners p of progress(p) - progress(t)
+ *
+ * and the rest of its waits at such sites is the machine's.  On an idle
+ * machine this is each thread's wait less the least waiting partner's, the
+ * part that noise spreads evenly; a thread waiting for a partner with 3x
+ * the work keeps all of its wait.  The machine's part is at most what it
+ * withheld from the partners (their run-queue wait): on an idle machine a
+ * wait is the program's, however long.
+ *
+ * Lock and condition waits are not arrival skew (every contender may wait
+ * alike): they wait for another thread's work, a critical section or a
+ * producer's, which a machine that gives a ready thread a share `pace` of
+ * a CPU stretches by 1 / pace.  Their program part is the wait times the
+ * other threads' pace (CPU time over CPU time plus run-queue wait). */
+#define _POSIX_C_SOURCE 200809L
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze_int.h"
+#include "job.h"
+#include "read_graph.h"
+#include "ppw/gasp_events.h"
+
+bool arrival_skew_pattern(enum analyze_pattern p)
+{
+    return p == PATTERN_BARRIER_WAIT || p == PATTERN_COLLECTIVE_WAIT ||
+           p == PATTERN_LATE_SENDER || p == PATTERN_LATE_RECEIVER;
+}
+
+double thread_runqueue_ns(const struct ppw_run_thread *t)
+{
+    return t->ended && t->runqueue_ns != PPW_WAIT_UNKNOWN ? (double)t->runqueue_ns : 0;
+}
+
+/* Whether op waits for another thread or rank to act. */
+static bool waiting_op(uint32_t op)
+{
+    switch (op) {
+    case PPW_OP_GROUP_SYNC:
+    case PPW_OP_GROUP_COMM:
+    case PPW_OP_SEND:
+    case PPW_OP_RECV:
+    case PPW_OP_COMM_SYNC:
+    case PPW_OP_LOCK_ACQUIRE:
+    case PPW_OP_WAIT_ON_VALUE: return true;
+    default: return false;
+    }
+}
+
+/* Whether the calls of region g block: they wait, or join.  MPI_Init and
+ * MPI_Finalize wait for the launcher and the other ranks: ranks started
+ * apart would otherwise seem to progress apart. */
+static bool blocking_region(const struct ppw_run_region *g)
+{
+    if (g->op == PPW_OP_INIT || g->op == PPW_OP_TERM)
+        return is_mpi_tag(g->tag);
+    return g->op == PPW_OP_JOIN || waiting_op(g->op);
+}
+
+/* Whether a sampled frame is a waiting call of the GASP table (by name:
+ * glibc's symbols add underscores, MPI's profiling layer a P).  Not joins:
+ * a taskwait runs other tasks. */
+static bool blocking_frame(const char *function)
+{
+    static const struct {
+        const char *name;
+        uint32_t op;
+    } calls[] = {
+#define PPW_CALL_ROW(tag, name, op, operands, has_result) {name, op},
+        PPW_GASP_CALLS(PPW_CALL_ROW)
+#undef PPW_CALL_ROW
+    };
+    if (!function)
+        return false;
+    while (*function == '_')
+        function++;
+    if (strncmp(function, "PMPI_", 5) == 0)
+        function++;
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        const char *name = calls[i].name;
+        while (*name == '_')
+            name++;
+        if (waiting_op(calls[i].op) && strcmp(function, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Whether a sample was taken waiting: inside a blocking call, not in the
+ * program's own code that the call runs (a task inside a barrier). */
+static bool waiting_stack(const struct ppw_blame_stack *st, const struct ppw_static_graph *graph)
+{
+    for (size_t f = 0; f < st->nframes; f++) {
+        const char *fn = st->frames[f].function;
+        if (blocking_frame(fn))
+            return true;
+        if (fn && graph && ppw_static_graph_find_func(graph, fn))
+            return false;
+    }
+    return false;
+}
+
+/* Thread t's progress (above); id is its stacks' thread id. */
+static double progress_ns(const struct engine *e, const bool *waiting, const struct ppw_run *run,
+                          const struct ppw_run_thread *t, uint32_t id)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    double all = 0, waited = 0;
+    for (size_t s = 0; s < nstacks; s++)
+        if (stacks[s].thread == id) {
+            all += (double)stacks[s].samples;
+            waited += waiting[s] ? (double)stacks[s].samples : 0;
+        }
+    double cpu = thread_cpu_ns(run, t);
+    double cpu_outside = all > 0 ? cpu * (1 - waited / all) : cpu;
+    double not_waiting = thread_life_ns(run, t) - thread_runqueue_ns(t) -
+                         time_in_regions(run, t, blocking_region);
+    return cpu_outside > not_waiting ? cpu_outside : not_waiting;
+}
+
+/* The program's share (0..1) of each of a site's waits: program_wait(t)
+ * over t's waits at every arrival-skew site. */
+static bool point_to_point(enum analyze_pattern p)
+{
+    return p == PATTERN_LATE_SENDER || p == PATTERN_LATE_RECEIVER;
+}
+
+/* Whether site b's waiters are partners of site a's: the same barrier or
+ * collective, or for a message any rank's sends and receives (the waiter
+ * of a receive is matched by a sender elsewhere). */
+static bool partner_sites(const struct site *a, const struct site *b)
+{
+    return a == b || (point_to_point(a->pattern) && point_to_point(b->pattern));
+}
+
+static void program_shares(const struct engine *e, const struct site *s, double *share)
+{
+    for (size_t i = 0; i < s->nwaits; i++) {
+        const struct site_wait *w = &s->waits[i];
+        double ahead = 0;      /* how much further the furthest partner progressed */
+        double withheld = 0;   /* the most run-queue wait of a partner */
+        double skew_waits = 0; /* w's thread's waits at every arrival-skew site */
+        for (size_t j = 0; j < e->nsites; j++) {
+            const struct site *other = &e->sites[j];
+            if (!arrival_skew_pattern(other->pattern))
+                continue;
+            for (size_t k = 0; k < other->nwaits; k++) {
+                const struct site_wait *o = &other->waits[k];
+                bool same_thread = o->unit == w->unit && o->thread == w->thread;
+                if (same_thread) {
+                    skew_waits += o->wait_ns;
+                } else if (partner_sites(s, other)) {
+                    double further = o->progress_ns - w->progress_ns;
+                    ahead = further > ahead ? further : ahead;
+                    withheld = o->runqueue_ns > withheld ? o->runqueue_ns : withheld;
+                }
+            }
+        }
+        /* The machine's part is what the program does not explain, up to
+         * what the machine withheld from the partners: on an idle machine
+         * a message's cost is the program's, however long. */
+        double machine = skew_waits - ahead;
+        machine = machine < withheld ? machine : withheld;
+        share[i] = skew_waits > 0 && machine > 0 ? 1 - machine / skew_waits : 1;
+    }
+}
+
+static void add_group_wait(struct site *s, double wait, uint32_t group)
+{
+    for (unsigned i = 0; i < s->groups; i++)
+        if (s->group_ids[i] == group) {
+            s->group_waits[i] += wait;
+            return;
+        }
+    if (s->groups < SITE_GROUPS) {
+        s->group_ids[s->groups] = group;
+        s->group_waits[s->groups++] = wait;
+    }
+}
+
+/* The share of a CPU that w's thread's partners got while ready: a lock
+ * or condition wait waits for another thread's work (a critical section, a
+ * producer), which a loaded machine stretches by 1 / that pace. */
+static double others_pace(const struct engine *e, const struct site_wait *w)
+{
+    const struct ppw_run *run = e->in->units[w->unit].run;
+    double cpu = 0, runqueue = 0;
+    for (size_t t = 0; t < run->thread_count; t++)
+        if (t != w->thread) {
+            cpu += thread_cpu_ns(run, &run->threads[t]);
+            runqueue += thread_runqueue_ns(&run->threads[t]);
+        }
+    return cpu + runqueue > 0 ? cpu / (cpu + runqueue) : 1;
+}
+
+int settle_site_waits(struct engine *e, struct ppw_err *err)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    bool *waiting = calloc(nstacks ? nstacks : 1, sizeof *waiting);
+    if (!waiting)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t s = 0; s < nstacks; s++)
+        waiting[s] = waiting_stack(&stacks[s], e->in->view.graph);
+    e->waiting = waiting;
+    for (size_t i = 0; i < e->nsites; i++)
+        for (size_t k = 0; k < e->sites[i].nwaits; k++) {
+            struct site_wait *w = &e->sites[i].waits[k];
+            const struct unit *u = &e->in->units[w->unit];
+            const struct ppw_run_thread *t = &u->run->threads[w->thread];
+            uint32_t id = e->in->job ? u->rank * PPW_JOB_RANK_SHIFT + t->index : t->index;
+            w->progress_ns = progress_ns(e, waiting, u->run, t, id);
+            w->runqueue_ns = thread_runqueue_ns(t);
+        }
+    int rc = 0;
+    for (size_t i = 0; i < e->nsites && !rc; i++) {
+        struct site *s = &e->sites[i];
+        double *share = malloc((s->nwaits ? s->nwaits : 1) * sizeof *share);
+        if (!share) {
+            rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+            break;
+        }
+        for (size_t k = 0; k < s->nwaits; k++)
+            share[k] = 1;
+        if (arrival_skew_pattern(s->pattern))
+            program_shares(e, s, share);
+        else
+            for (size_t k = 0; k < s->nwaits; k++)
+                share[k] = others_pace(e, &s->waits[k]);
+        s->wait_ns = s->machine_ns = 0;
+        s->groups = 0;
+        for (size_t k = 0; k < s->nwaits; k++) {
+            struct site_wait *w = &s->waits[k];
+            double program = w->wait_ns * share[k];
+            w->machine_ns = w->wait_ns - program;
+            s->wait_ns += program;
+            s->machine_ns += w->machine_ns;
+            add_group_wait(s, program, w->group);
+        }
+        free(share);
+    }
+    return rc;
+}
+
+/* The machine's part of the waits whose group is `group`, or (group
+ * UINT32_MAX) whose region is g. */
+static double machine_part(const struct engine *e, uint32_t group, const struct ppw_run_region *g)
+{
+    double sum = 0;
+    for (size_t i = 0; i < e->nsites; i++)
+        for (size_t k = 0; k < e->sites[i].nwaits; k++) {
+            const struct site_wait *w = &e->sites[i].waits[k];
+            if (group == UINT32_MAX ? w->region == g : w->group == group)
+                sum += w->machine_ns;
+        }
+    return sum;
+}
+
+double machine_waits_of(const struct engine *e, uint32_t group)
+{
+    return machine_part(e, group, NULL);
+}
+
+double machine_waits(const struct engine *e, bool mpi_only)
+{
+    double sum = 0;
+    for (size_t i = 0; i < e->nsites; i++)
+        if (!mpi_only || is_mpi_tag(e->sites[i].region->tag))
+            sum += e->sites[i].machine_ns;
+    return sum;
+}
+
+double machine_wait_at(const struct engine *e, const struct ppw_run_region *g)
+{
+    return machine_part(e, UINT32_MAX, g);
+}
+
+double waiting_share(const struct engine *e, uint32_t group)
+{
+    size_t nstacks;
+    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+    double all = 0, waited = 0;
+    for (size_t s = 0; e->waiting && s < nstacks; s++) {
+        uint32_t id = e->in->job ? stacks[s].thread / PPW_JOB_RANK_SHIFT : stacks[s].thread;
+        if (id == group) {
+            all += (double)stacks[s].samples;
+            waited += e->waiting[s] ? (double)stacks[s].samples : 0;
+        }
+    }
+    return all > 0 ? waited / all : 0;
+}
+
+static bool any_join(const struct ppw_run_region *g)
+{
+    return g->op == PPW_OP_JOIN;
+}
+
+static bool pthread_join_region(const struct ppw_run_region *g)
+{
+    return g->op == PPW_OP_JOIN && g->tag == GASP_PTHREAD_JOIN;
+}
+
+double thread_join_ns(const struct ppw_run *run, const struct ppw_run_thread *t, bool pthread_only)
+{
+    return time_in_regions(run, t, pthread_only ? pthread_join_region : any_join);
+}
+
+double run_pace(const struct ppw_run *run)
+{
+    double cpu = 0, runqueue = 0;
+    for (size_t t = 0; t < run->thread_count; t++) {
+        cpu += thread_cpu_ns(run, &run->threads[t]);
+        runqueue += thread_runqueue_ns(&run->threads[t]);
+    }
+    return cpu + runqueue > 0 ? cpu / (cpu + runqueue) : 1;
+}
