@@ -44,11 +44,31 @@ skip() { echo "SKIP: $*" >&2; exit 77; }
 nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_ && skip "the plugin is ASan-built"
 export OMP_WAIT_POLICY=passive OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
-# barrier [MODE]: test/analyze/barrier.c built and run into ./run
+# barrier [MODE]: test/analyze/barrier.c built and run into ./run.
+# The checks below need samples of a kind: a stack main;worker;sweep in
+# each of the two worker threads (thread 1 and 2), blaming field, and the
+# hot line 17.  The workers sweep 1,600 and 4,800 times (0.15 and 0.45 s
+# of CPU here, count_floor of 150 samples = 101): a run without them is
+# repeated with 4 times the phases, then the test is skipped.  The rest of
+# what they check is exact: an export against the run it came from.
 barrier() {
     "$build/bin/ppw-cc" -O2 "$src/test/analyze/barrier.c" -o barrier -lpthread 2>cc.err ||
         fail "cannot build barrier.c: $(cat cc.err)"
-    PPW_MODE=${1:-profile} PPW_OUTPUT=$tmp/run ./barrier >out.txt || fail "barrier.c failed"
+    local phases=40 got
+    while :; do
+        rm -rf "$tmp/run"
+        PPW_MODE=${1:-profile} PPW_OUTPUT=$tmp/run ./barrier $phases >out.txt || fail "barrier.c failed"
+        "$blame" dump run --what samples --format json >dump.json || fail "dump: $(head -c 300 dump.json)"
+        "$blame" lines run --format json --top 0 >lines.json || fail "lines: $(head -c 300 lines.json)"
+        got=$(jq -r --slurpfile l lines.json '[1, 2] | map(. as $t | [$s[0].samples[] | select(.thread == $t and
+            any(.glued[].source[]?; .function == "sweep"))] | length) + [[$l[0].lines[] | select(.line == 17
+            and (.file | test("(^|/)barrier\\.c$"))) | .self_samples] | add // 0] | join(" ")' \
+            --slurpfile s dump.json -n)
+        echo "barrier.c, $phases phases: samples in sweep in threads 1 and 2, on line 17: $got"
+        [[ " $got " != *" 0 "* ]] && break
+        ((phases == 40)) || skip "barrier.c: samples in sweep in threads 1 and 2, on line 17: $got"
+        phases=$((phases * 4))
+    done
 }
 
 # report_of ARGS...: report's variables, as [name, function, samples, incl, excl]
@@ -78,9 +98,15 @@ folded)
 speedscope)
     barrier
     "$blame" export run --to speedscope --variables -o s.json || fail "export --to speedscope"
-    "$python" - "$here/speedscope-schema.json" s.json <<'EOF' || fail "speedscope file"
+    # Stacks start at main but for the samples that do not reach it (a
+    # sample in start-up or in the exit handlers, which may happen): the
+    # seconds those weigh in the run, per thread.
+    outside=$(jq -c '[.samples[] | select(.reaches_main | not)] | group_by(.thread)
+        | map({key: "thread \(.[0].thread)", value: (map(.weight) | add / 1e9)}) | from_entries' dump.json)
+    "$python" - "$here/speedscope-schema.json" s.json "$outside" <<'EOF' || fail "speedscope file"
 import json, sys, jsonschema
 schema, doc = (json.load(open(p)) for p in sys.argv[1:3])
+outside = json.loads(sys.argv[3])
 # the schema's root is FileFormat.File
 jsonschema.validate(doc, {**schema, "$ref": "#/definitions/FileFormat.File"})
 frames = doc["shared"]["frames"]
@@ -91,10 +117,14 @@ for p in doc["profiles"]:
     assert len(p["samples"]) == len(p["weights"]) > 0
     assert all(0 <= i < len(frames) for s in p["samples"] for i in s), "frame index out of range"
     assert abs(sum(p["weights"]) - p["endValue"]) < 1e-9 * max(1, p["endValue"])
-    assert all(frames[s[0]]["name"] == "main" for s in p["samples"]), "stacks start at main"
+    elsewhere = sum(w for s, w in zip(p["samples"], p["weights"]) if frames[s[0]]["name"] != "main")
+    assert abs(elsewhere - outside.get(p["name"], 0)) < 1e-9 * max(1, p["endValue"]), \
+        "%s: %g s in stacks that do not start at main, the run has %g s outside main" \
+        % (p["name"], elsewhere, outside.get(p["name"], 0))
 assert any(f["name"] == "[variable] field" for f in frames), "the blamed array is a frame"
 print("export.speedscope: valid;", len(frames), "frames,",
-      ", ".join("%s %d stacks" % (p["name"], len(p["samples"])) for p in doc["profiles"]))
+      ", ".join("%s %d stacks" % (p["name"], len(p["samples"])) for p in doc["profiles"]),
+      "; seconds outside main:", outside or "none")
 EOF
     ;;
 chrome)
@@ -320,16 +350,21 @@ EOF
 flame)
     barrier
     "$blame" flame run -o f.svg --variables --title 'barrier <&> test' || fail "flame"
-    "$python" - f.svg <<'EOF' || fail "flame graph"
+    # main's box spans the samples that reach main: all of them but any in
+    # start-up or the exit handlers (counted in the run, not guessed).
+    "$python" - f.svg "$(jq '[.samples[] | select(.reaches_main)] | length' dump.json)" \
+        "$(jq '.samples | length' dump.json)" <<'EOF' || fail "flame graph"
 import sys, xml.dom.minidom
 d = xml.dom.minidom.parse(sys.argv[1])
+glued, total = int(sys.argv[2]), int(sys.argv[3])
 titles = [t.firstChild.data for t in d.getElementsByTagName("title")]
-assert any(t.startswith("main (") and "100.00%" in t for t in titles), titles[:5]
+want = "main (%d samples, %.2f%%)" % (glued, 100.0 * glued / total)
+assert want in titles, (want, titles[:5])
 assert any(t.startswith("variable field (") for t in titles), titles
 texts = [t.firstChild.data for t in d.getElementsByTagName("text") if t.firstChild]
 assert texts[0] == "barrier <&> test", texts[0]
 assert len(d.getElementsByTagName("rect")) == len(titles) + 1
-print("export.flame: %d boxes" % len(titles))
+print("export.flame: %d boxes; %s of %d samples" % (len(titles), want, total))
 EOF
     ;;
 html)
@@ -362,6 +397,11 @@ html)
     # a real browser loads it, the top variable is shown, the tree expands
     timeout 120 "${browser[@]}" --dump-dom "file://$tmp/r.html#selftest" >dom.html 2>chromium.err ||
         fail "chromium: $(tail -3 chromium.err)"
+    # The report's first variable, which is field: every sample in sweep
+    # blames it (part is bound to it), and the other variables only a part
+    # of those (i, r) or samples outside sweep (t in pthread_create).
+    top=$("$blame" report run --format json | jq -r '.variables[0].name')
+    [ "$top" = field ] || fail "report: the first variable is $top"
     grep -q '<title>selftest expanded top=field</title>' dom.html ||
         fail "in chromium: $(grep -o '<title>[^<]*</title>' dom.html)"
     timeout 120 "${browser[@]}" --screenshot="$tmp/r.png" --window-size=1280,1600 \

@@ -23,3 +23,10 @@ one_error_line() {
     [ "$(wc -l <err.txt)" -eq 1 ] && grep -q "^ppw-blame: error: $1" err.txt \
         || fail "expected one error line like '$1', got: $(cat err.txt)"
 }
+
+# The sampling-tolerance helpers (sampled) for the scripts that name the
+# source tree in SRC.
+if [ -n "${SRC:-}" ]; then
+    SAMPLING_LIB=$SRC/test/lib
+    . "$SAMPLING_LIB/sampling.sh"
+fi
