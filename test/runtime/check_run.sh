@@ -21,11 +21,118 @@ cd "$tmp" || exit 1
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
-check() { # check DESCRIPTION JQ_BOOLEAN_EXPR FILE; status 1 when it failed
-    [ "$(jq -r "$2" "$3")" = true ] ||
-        { fail "$1 ($2 on $3: $(jq -c "$2" "$3" 2>&1 | head -c 300))"; return 1; }
+check() { # check DESCRIPTION JQ_BOOLEAN_EXPR FILE [JQ_ARGS...]; status 1 when it failed
+    local what=$1 expr=$2 file=$3
+    shift 3
+    [ "$(jq -r "$@" "$expr" "$file")" = true ] ||
+        { fail "$what ($expr on $file: $(jq -c "$@" "$expr" "$file" 2>&1 | head -c 300))"; return 1; }
 }
 skip() { echo "SKIP: $*" >&2; exit 77; }
+
+# Sampled numbers (docs/testing.md, "Sampled numbers: the tolerance rule"):
+# each check derives what it expects from the program and allows Z = 4 sd
+# through test/lib/sampling.jq.  Facts these derivations share:
+# - The sampler fires after each period P (1 ms of CPU, +-5% jitter) of the
+#   perf task clock.  Each sample's signal and handler, up to the re-arm,
+#   add to its interval (about 50 us here; about 300 us in threads that
+#   yield, as libomp's waiting workers do), and a preempted thread's task
+#   clock runs ahead of its CPU time (up to 1.22 samples per CPU ms beside
+#   other jobs), never ahead of the wall clock.
+# - So a count is expected from a thread's CPU time over its CPU time per
+#   sample, its mean weight: that holds both effects, on any machine.
+# - A sample's weight is the thread's CPU time since the previous sample
+#   (the first: since the arming), on the clock the end record reads after
+#   the sampler stopped.  Before the arming, each thread runs unsampled
+#   start-up code: at most s0, the CPU time of a whole run of `cpu_spin 0`
+#   (measure_s0), which also bounds the samples a program takes outside its
+#   own code (start-up, exit, the dynamic linker).
+src=$(cd "$here/../.." && pwd)
+sampling_defs='include "sampling";
+def of($t): [.samples[] | select(.thread == $t)];
+def cpu($t): [.threads[] | select(.index == $t) | .cpu_ns] | add // 0;
+def wsum: map(.weight) | add // 0;
+def wmax: map(.weight) | max // 0;
+def in_stack($f): any(.stack[]; .function == $f);
+def period: .run.metric.period;
+def ms: . / 1e5 | round / 10;
+def r1: . * 10 | round / 10;
+# The CPU time per sample of these samples (their mean weight); none: the
+# longest period (1.05 P) and a quarter of P for the re-arm.
+def per_sample($p): if length > 0 then wsum / length else 1.3 * $p end;
+# A count n expected to be lambda, asserted at count_floor(lambda); when
+# that is below 1, the run is too short to tell (skip).
+def at_least($n; $lambda; $from):
+    {ok: ($n >= count_floor($lambda)), n: $n, expected: ($lambda | r1),
+     threshold: (count_floor($lambda) | r1), from: $from,
+     skip: (if count_floor($lambda) < 1 then "\($lambda | r1) samples expected: too few to tell" else null end)};
+# The samples of threads $ts expected from their CPU time after the
+# start-up: sum of (cpu - s0) / (CPU time per sample), each thread its own.
+def sampled_threads($ts; $s0): period as $p | . as $d
+    | ([$ts[] as $t | ([($d | cpu($t)) - $s0, 0] | max) / ($d | of($t) | per_sample($p))] | add)
+      as $lambda
+    | at_least([$ts[] as $t | $d | of($t) | length] | add; $lambda;
+        "sum over threads \($ts) of (cpu - s0 \($s0 | ms) ms) / their CPU ms per sample");
+# Each of threads $ts sampled as its CPU time after the start-up says; a
+# thread whose expected count does not reach 1 at 4 sd cannot tell (skip).
+def each_sampled($ts; $s0): period as $p | . as $d
+    | [$ts[] as $t | ($d | of($t)) as $s
+       | (([($d | cpu($t)) - $s0, 0] | max) / ($s | per_sample($p))) as $lambda
+       | {thread: $t, n: ($s | length), expected: ($lambda | r1), threshold: (count_floor($lambda) | r1)}]
+    | {ok: all(.[]; .n >= .threshold), each: .,
+       skip: (if any(.[]; .threshold < 1) then "a thread has too little CPU time to expect a sample" else null end),
+       from: "each thread: count_floor((cpu - s0 \($s0 | ms) ms) / its CPU ms per sample)"};
+# A share (percent) of n samples expected to be at least (most) pct.
+def share_at_least($k; $n; $pct; $from):
+    {ok: ($n > 0 and 100 * $k / $n >= share_floor($pct; $n)), n: $n, observed: ($k | r1),
+     share: (if $n > 0 then 100 * $k / $n | r1 else null end), expected: ($pct | r1),
+     threshold: (share_floor($pct; $n) | r1), from: $from};
+def share_at_most($k; $n; $pct; $from):
+    {ok: ($n > 0 and 100 * $k / $n <= share_ceil($pct; $n)), n: $n, observed: $k,
+     share: (if $n > 0 then 100 * $k / $n | r1 else null end), expected: ($pct | r1),
+     threshold: (share_ceil($pct; $n) | r1), from: $from};
+'
+
+# sampled DESCRIPTION FILE FILTER [JQ_ARGS...]: a sampled check.  FILTER
+# (after $sampling_defs) yields an object: ok, and the numbers its verdict
+# used, which are printed whether it passes or fails; with a skip reason,
+# the case ends in SKIP (77) unless something failed.
+skipped=
+sampled() {
+    local what=$1 file=$2 filter=$3 out why
+    shift 3
+    out=$(jq -c -L "$src/test/lib" "$@" "$sampling_defs $filter" "$file" 2>&1)
+    echo "  sampled: $what: $(jq -c 'del(.ok, .skip)' <<<"$out" 2>/dev/null || echo "$out")"
+    why=$(jq -r '.skip // empty' <<<"$out" 2>/dev/null)
+    [ -z "$why" ] || { skipped="$what: $why"; return 0; }
+    [ "$(jq -r .ok <<<"$out" 2>/dev/null)" = true ] || { fail "$what: $out"; return 1; }
+}
+
+# spent_in DESCRIPTION FILE THREAD FUNCTION SECONDS: THREAD spent at least
+# SECONDS of CPU time in FUNCTION (spin_for's clock says so), so its
+# samples with FUNCTION on the stack are expected to be that over the
+# thread's CPU time per sample.  Fails for samples lost, or whose stacks
+# miss the function.  (At about 1.03 ms per sample here, each use below had
+# 33 to 80 samples to spare over its threshold.)
+spent_in() {
+    sampled "$1" "$2" 'period as $p | (of($t) | per_sample($p)) as $per
+        | at_least([of($t)[] | select(in_stack($f))] | length; $sec * 1e9 / $per;
+            "\($sec) s of CPU in \($f)() over \($per / 1e3 | round) us per sample (thread \($t))")' \
+        --argjson t "$3" --arg f "$4" --argjson sec "$5"
+}
+
+# measure_s0: s0, the CPU time (ns) of `cpu_spin 0` under ppw: libppw's
+# start-up, the program's and the exit, without work; the larger of two
+# runs (7 to 12.5 ms here, in both trees, at loads up to 10).
+measure_s0() {
+    local i
+    [ -x cpu_spin ] || build cpu_spin
+    s0=0
+    for i in 1 2; do
+        run_ppw s0-$i ./cpu_spin 0
+        dump s0-$i run || exit 1
+        s0=$(jq --argjson s0 "$s0" '[.threads[0].cpu_ns, $s0] | max' s0-$i.run.json)
+    done
+}
 
 # build NAME [flags...]: programs/NAME.c linked with libppw -> ./NAME,
 # and without ppw -> ./NAME.plain.
@@ -65,58 +172,130 @@ same_behaviour() {
     [ ! -s same.err ] || fail "$name: ppw wrote to stderr: $(head -3 same.err)"
 }
 
+# weights_cover DESCRIPTION FILE TAIL_NS: thread 0's weights add up to its
+# CPU time from the arming to its last sample: cpu - 2 s0 - tail <= sum <=
+# cpu.  s0 bounds the start-up before the arming (twice: its CPU time
+# varies by a third between runs with the load); TAIL_NS bounds the CPU
+# time after the last sample, which ended without one.  Fails for weights
+# that are the nominal period (5% short of the CPU time here, or over it
+# when the thread is preempted) or that miss part of the thread's time.
+weights_cover() {
+    sampled "$1" "$2" '(cpu(0)) as $cpu | (of(0) | wsum) as $w
+        | {ok: ($w <= $cpu and $w >= $cpu - 2 * $s0 - $tail), n: (of(0) | length),
+           weights_ms: ($w | ms), cpu_ms: ($cpu | ms), threshold_ms: ($cpu - 2 * $s0 - $tail | ms),
+           from: "cpu - 2 s0 (\($s0 | ms) ms) - tail (\($tail | ms) ms) <= weights <= cpu"}' \
+        --argjson s0 "$s0" --argjson tail "$3"
+}
+
 case_rate() {
     build cpu_spin
+    measure_s0
     run_ppw r ./cpu_spin 0.8
     dump r all || return
-    # One sample per ms of thread CPU time, +-15%; weights add up to it.
-    check "one sample per ms of CPU time (+-15%)" \
-        '(.threads[0].cpu_ns / 1e6) as $ms | ([.samples[] | select(.thread == 0)] | length) as $n
-         | ($n >= 0.85 * $ms and $n <= 1.15 * $ms)' r.all.json
-    check "sample weights add up to the CPU time (+-5%)" \
-        '(.threads[0].cpu_ns) as $cpu | ([.samples[] | select(.thread == 0) | .weight] | add) as $w
-         | ($w >= 0.95 * $cpu and $w <= 1.05 * $cpu)' r.all.json
     check "metric is a CPU-time sampler, 1 ms" \
         '.run.metric.period == 1000000 and .run.metric.unit == "ns"' r.all.json
     check "the run finished" '.finished == true' r.all.json
+    # One sample per period P of CPU time: of the 0.8 s after the start-up,
+    # n = (cpu - s0) / P, fewer by the re-arm delay (n = 0.95 cpu / P here;
+    # allowed: a quarter of P), more when preempted, but the task clock never
+    # outruns the thread's wall-clock life (start to end record):
+    #   n >= count_floor((cpu - s0) / (1.05 P + P/4)), n <= count_ceil(life / (0.95 P)).
+    # Fails for a sampler that records nothing or a third of its samples,
+    # ticks at 4 ms (the POSIX timer) or a period 1.5x too long, and (on a
+    # quiet machine, where life = cpu) 1.3x too short.  Here, at loads of 4
+    # to 10 and beside unit.cli_calibrate: n = 747 to 833 against about
+    # [510, 1050 or more].
+    sampled "one sample per ms of CPU time" r.all.json \
+        'period as $p | (of(0) | length) as $n | (.threads[0] | .end_ns - .start_ns) as $life
+         | ((cpu(0) - $s0) / (1.3 * $p)) as $lo | ($life / (0.95 * $p)) as $hi
+         | {ok: ($n >= count_floor($lo) and $n <= count_ceil($hi)), n: $n, cpu_ms: (cpu(0) | ms),
+            life_ms: ($life | ms), per_cpu_ms: ($n / (cpu(0) / 1e6) * 1000 | round / 1000),
+            threshold: [(count_floor($lo) | r1), (count_ceil($hi) | r1)],
+            from: "count_floor((cpu - s0 \($s0 | ms) ms) / 1.3 P), count_ceil(life / 0.95 P)"}' \
+        --argjson s0 "$s0"
+    # The tail: the period after the last sample (at most 1.05 P) and its
+    # re-arm delay, which the longest interval seen holds over its own
+    # period (at least 0.95 P): the longest weight plus 0.1 P.  Here the
+    # weights were 787 to 792 ms of 800, the threshold 776 to 784.
+    weights_cover "sample weights add up to the CPU time" r.all.json \
+        "$(jq '.run.metric.period as $p | [.samples[] | select(.thread == 0) | .weight] | (max // 0) + 0.1 * $p' r.all.json)"
 }
 
+# Stacks of cpu_spin (one thread, 0.5 s) and threads (four, 0.3 s in
+# all).  A walk that fails stops short of the thread's root, and a sample
+# whose walk lost the leaf does not start at the interrupted PC: either
+# shows in most samples.  What may legitimately lack them:
+# - samples outside main, or whose walk is skipped (the dynamic linker's
+#   lookups): start-up, exit and lazy binding, at most s0 of CPU, so an
+#   expected share of at most s0 / (the weights' sum);
+# - samples without a leaf PC: only those taken while libppw walks the
+#   stack for a spawn record (ppw_sampler_take_deferred: at most 4 per
+#   walk, one walk per pthread_create).
+# Here (28 runs of each, loads 4 to 10): not one sample incomplete, outside
+# main or without its leaf PC, against thresholds of 3.9% to 8.6%.
 case_stacks() {
     build cpu_spin
     build threads
+    measure_s0
     run_ppw s1 ./cpu_spin 0.5
     run_ppw s2 ./threads
+    local d walks
     for d in s1 s2; do
-        dump $d samples || return
-        check "$d: >= 99% of samples have complete stacks" \
-            '([.samples[] | select(.complete)] | length) >= 0.99 * (.samples | length) and (.samples | length) > 100' \
-            $d.samples.json
-        # Not all: a sample may land after main returned (exit handlers run
-        # before libppw's destructor stops the sampler), which is real time.
-        check "$d: >= 99% of samples reach main" \
-            '([.samples[] | select(.reaches_main)] | length) >= 0.99 * (.samples | length)' \
-            $d.samples.json
-        # A sample that arrives while libppw walks the stack for a spawn
-        # record is recorded with that walk's stack afterwards, without an
-        # exact leaf: rare, but the first walk of a call site can be slow.
-        check "$d: >= 95% of leaf frames are exact PCs" \
-            '([.samples[] | select(.flags | index("leaf_pc") != null)] | length) >= 0.95 * (.samples | length)' \
-            $d.samples.json
+        dump $d all || return
+        # Enough samples for the shares below: each thread's CPU time after
+        # the start-up over its CPU time per sample.
+        sampled "$d: sampled" $d.all.json 'sampled_threads([.threads[].index]; $s0)' --argjson s0 "$s0"
+        local other='(100 * $s0 / ([.samples[].weight] | add)) as $e | (.samples | length) as $n'
+        sampled "$d: complete stacks (to the thread's root)" $d.all.json \
+            "$other | share_at_most([.samples[] | select(.complete | not)] | length; \$n; \$e;
+                \"incomplete: at most start-up and exit, s0 \\(\$s0 | ms) ms of the weights\")" \
+            --argjson s0 "$s0"
+        sampled "$d: stacks reach main" $d.all.json \
+            "$other | share_at_most([.samples[] | select(.reaches_main | not)] | length; \$n; \$e;
+                \"outside main: at most start-up and exit, s0 \\(\$s0 | ms) ms of the weights\")" \
+            --argjson s0 "$s0"
+        walks=$(jq '(.threads | length) - 1' $d.all.json)
+        sampled "$d: leaf frames are exact PCs" $d.all.json \
+            '[.samples[] | select(.flags | index("leaf_pc") | not)] | length
+             | {ok: (. <= 4 * $walks), n: ., threshold: (4 * $walks),
+                from: "at most 4 deferred samples per spawn walk, \($walks) walks"}' \
+            --argjson walks "$walks"
     done
-    check "cpu_spin samples are in inner()" \
-        '([.samples[] | select(.stack[0].function == "inner")] | length) >= 0.9 * (.samples | length)' \
-        s1.samples.json
+    # inner() is all cpu_spin does, but for its loop's clock reads (whose
+    # samples end in clock_gettime or the vDSO under main) and the start-up
+    # and exit (s0).  Fails when the leaf is lost (samples in outer or main).
+    # Here 99.6% to 100%, against 95.6% to 96.3%.
+    sampled "cpu_spin samples are in inner()" s1.all.json \
+        '(100 - 100 * $s0 / ([.samples[].weight] | add)) as $e | (.samples | length) as $n
+         | [.samples[] | select(.stack[0].function == "inner"
+             or any(.stack[:3][]; .function == "clock_gettime"))] | length
+         | share_at_least(.; $n; $e; "inner() or its loop'"'"'s clock reads: all but s0 (\($s0 | ms) ms) of the weights")' \
+        --argjson s0 "$s0"
 }
 
 case_pthreads() {
     build threads
     same_behaviour threads
+    local launch
+    launch=$(date +%s%N)
     run_ppw p ./threads
     dump p all || return
     check "four threads, all ended" '(.threads | length) == 4 and ([.threads[] | .ended] | all)' p.all.json
-    check "each thread's run-queue wait is known (schedstat) and below its life" \
-        '[.threads[] | .runqueue_ns != null and .runqueue_ns < .end_ns - .start_ns] | all' p.all.json
-    check "workers were sampled" '[.samples[] | select(.thread != 0)] | length > 100' p.all.json
+    # schedstat's wait counts from the thread's creation, which precedes
+    # its start record (by the wait for its first time slice, a long one
+    # under load, and for main by exec and the dynamic linker): so it is
+    # bounded by the time since the shell started the program, not by the
+    # thread's recorded life.
+    check "each thread's run-queue wait is known (schedstat) and below its time since launch" \
+        '.run.info as $i | [.threads[] | .runqueue_ns != null
+         and .runqueue_ns < $i.start_real_ns + (.end_ns - $i.start_mono_ns) - $launch] | all' \
+        p.all.json --argjson launch "$launch"
+    # Workers: crunch() for 60M iterations each, its CPU time in their end
+    # records.  Fails for workers whose sampler is not armed or stops.
+    # Here 227 to 259 samples, 77 to 84 over the threshold.
+    measure_s0
+    sampled "workers were sampled" p.all.json 'sampled_threads([.threads[].index | select(. != 0)]; $s0)' \
+        --argjson s0 "$s0"
     check "every worker sample glues to main through a pthread spawn record" \
         '[.samples[] | select(.thread != 0) | .reaches_main and (.glue_error == null)] | all' p.all.json
     check "worker contexts are pthread spawns from main" \
@@ -129,7 +308,13 @@ case_openmp() {
     same_behaviour omp_nested
     run_ppw o ./omp_nested
     dump o all || return
-    check "OpenMP workers were sampled" '[.samples[] | select(.thread != 0)] | length > 50' o.all.json
+    # Workers (libomp's pool and the nested teams) burn CPU in the loops
+    # and in libomp's spin-waits: all of it sampled (at about 1.3 ms of CPU
+    # per sample here: a thread that yields has a longer re-arm delay).
+    # Here 135 to 458 samples, 65 to 101 over the threshold.
+    measure_s0
+    sampled "OpenMP workers were sampled" o.all.json \
+        'sampled_threads([.threads[].index | select(. != 0)]; $s0)' --argjson s0 "$s0"
     check "every worker sample reaches main" \
         '[.samples[] | select(.thread != 0) | .reaches_main] | all' o.all.json
     check "parallel-region and task spawn records exist" \
@@ -138,9 +323,16 @@ case_openmp() {
         '[.spawns[] | select(.kind == "omp-parallel" and .parent_tag != 0)] | length > 0' o.all.json
     check "recursive tasks fold into a few contexts (not one per task)" \
         '[.spawns[] | select(.kind == "omp-task")] | length < 200' o.all.json
-    check "samples in worker code name the outlined function" \
-        '[.samples[] | select(.thread != 0) | .stack[].function | strings | select(test("omp_outlined|sweep|nested|fib"))] | length > 0' \
-        o.all.json
+    # Each of the 3 workers of the nested teams runs the same 20M-iteration
+    # loop as thread 0 (k0 samples there), the pool worker half of sweep():
+    # a few hundred samples here.  Asks for one: fails when no worker stack
+    # reaches the program's code.
+    sampled "samples in worker code name the outlined function" o.all.json \
+        'def prog: any(.stack[].function | strings; test("omp_outlined|sweep|nested|fib"));
+         ([.samples[] | select(.thread != 0 and prog)] | length) as $k
+         | {ok: ($k >= 1), n: ([.samples[] | select(.thread != 0)] | length), observed: $k, threshold: 1,
+            k0: ([.samples[] | select(.thread == 0 and any(.stack[].function | strings; test("^nested[.]omp_outlined_debug")))] | length),
+            from: "existence: about 3 k0 in the nested loop alone"}'
 }
 
 case_behaviour() {
@@ -175,8 +367,14 @@ case_dl_churn() {
     local rc=$?
     [ $rc = 0 ] || { fail "dl_churn: status $rc (124: hung): $(head -3 dl.err)"; return; }
     grep -q "opened all" dl.out || fail "dl_churn output: $(cat dl.out)"
-    dump dl samples || return
-    check "the threads were sampled during the churn" '.samples | length > 200' dl.samples.json
+    dump dl all || return
+    # All three threads, the churning one too (its samples in the dynamic
+    # linker keep their PC alone).  Fails for a sampler that stops or loses
+    # samples during the churn.  Here 3,000 to 6,700 samples, 340 to 460
+    # over the threshold.
+    measure_s0
+    sampled "the threads were sampled during the churn" dl.all.json \
+        'sampled_threads([.threads[].index]; $s0)' --argjson s0 "$s0"
 }
 
 case_fork() {
@@ -189,41 +387,56 @@ case_fork() {
     dump f run || return
     "$blame" dump "$child" --format json --what all >child.json || { fail "child dir unreadable"; return; }
     check "the child's run says it was forked" '.run.info.parent_fork == true' child.json
-    check "the child has its own samples" '.samples | length > 50' child.json
+    spent_in "the child has its own samples, in work()" child.json 0 work 0.2
     check "the child's pid differs" "(.pid != $(jq .pid f.run.json))" child.json
 }
 
-# killed_by SIGNAL DIR: runs ./forever, sends SIGNAL after 1.5 s, checks
-# the status a shell sees (128 + signal, as without ppw) and that every
-# sample older than the durability bound survived.
+# killed_by SIGNAL DIR: runs ./forever, sends SIGNAL once it has used 1 s
+# of CPU time, checks the status a shell sees (128 + signal, as without
+# ppw) and that every sample older than the durability bound survived.
 killed_by() {
-    local sig=$1 dir=$2 pid ticks hz rc
+    local sig=$1 dir=$2 pid ticks hz rc i
+    hz=$(getconf CLK_TCK)
     PPW_OUTPUT=$tmp/$dir ./forever &
     pid=$!
-    sleep 1.5
-    hz=$(getconf CLK_TCK)
+    # CPU time, not wall time: under load 1.5 s of wall time gave it a
+    # fraction of that.  At most 2 minutes, then whatever it has.
+    for ((i = 0; i < 1200; i++)); do
+        ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+        [ "$ticks" -ge "$hz" ] && break
+        sleep 0.1
+    done
     ticks=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
     kill -s "$sig" $pid
     wait $pid 2>/dev/null
     rc=$?
     [ $rc = $((128 + $(kill -l "$sig"))) ] || fail "$sig: status $rc"
     dump "$dir" all || return
-    dump "$dir" samples || return
-    # Everything committed before the signal is readable: at least the CPU
-    # time measured just before it, less a 50 ms bound.
-    check "$sig: samples older than the bound survived" \
-        "([.samples[] | .weight] | add) >= ($ticks / $hz - 0.05) * 1e9" "$dir.all.json"
+    # Everything committed before the signal is readable: the weights reach
+    # the CPU time read just before it (utime + stime, truncated to ticks),
+    # less the start-up before the arming (2 s0, as in weights_cover) and
+    # two intervals (the longest plus 0.1 P, each): the sample in progress
+    # when the signal came may be lost (the durability bound, one record).
+    # Here the weights were 15 to 28 ms above the threshold (about 1 s).
+    sampled "$sig: samples older than the bound survived" "$dir.all.json" \
+        'period as $p | (of(0) | wsum) as $w | (2 * (of(0) | wmax) + 0.2 * $p) as $tail
+         | ($cpu - 2 * $s0 - $tail) as $bound
+         | {ok: ($w >= $bound), n: (of(0) | length), weights_ms: ($w | ms), cpu_read_ms: ($cpu | ms),
+            threshold_ms: ($bound | ms), from: "cpu read - 2 s0 (\($s0 | ms) ms) - 2 intervals (\($tail | ms) ms)"}' \
+        --argjson cpu "$((ticks * 1000000000 / hz))" --argjson s0 "$s0"
     check "$sig: the run is marked as not finished" '.finished == false' "$dir.all.json"
 }
 
 case_kill() {
     build forever
+    measure_s0
     killed_by KILL k
 }
 
 # SIGTERM with its default action: no handler, no destructor, like SIGKILL.
 case_sigterm() {
     build forever
+    measure_s0
     killed_by TERM term
 }
 
@@ -244,15 +457,20 @@ case_crash() {
         cmp -s plain.out c-$how.out || fail "$how: stdout differs: $(diff plain.out c-$how.out)"
         [ ! -s c-$how.err ] || fail "$how: ppw wrote to stderr: $(head -3 c-$how.err)"
         dump c-$how run || continue
-        dump c-$how samples || continue
         dump c-$how all || continue
         check "$how: the run is marked as not finished" '.finished == false' c-$how.run.json
-        # 0.4 s burned at 1 ms: about 400 samples in burn(), a few more at
-        # start-up (libppw's calibration walks, the dynamic linker).
-        check "$how: the samples before the fault are there, in burn()" \
-            '[.samples[] | select(.stack[0].function == "burn")] | length > 200' c-$how.samples.json
-        check "$how: their weights add up to most of the 0.4 s burned" \
-            '([.samples[] | .weight] | add) >= 0.3e9' c-$how.all.json
+        # About 385 samples expected, 308 asked; 380 to 414 here.
+        spent_in "$how: the samples before the fault are there, in burn()" c-$how.all.json 0 burn 0.4
+        # burn() ran 0.4 s of CPU after the arming, and every sample
+        # taken before the fault is on disk but for the durability bound
+        # (one record), so the weights reach 0.4 s less two intervals (the
+        # longest plus the jitter's 0.1 P, each): that record and the tail
+        # after the last sample.  Fails if the samples of the end of the
+        # run were lost.  Here 399.1 to 400.3 ms, the threshold about 397.6.
+        sampled "$how: their weights add up to the 0.4 s burned" c-$how.all.json \
+            'period as $p | (of(0) | wsum) as $w | (2 * (of(0) | wmax) + 0.2 * $p) as $tail
+             | {ok: ($w >= 0.4e9 - $tail), n: (of(0) | length), weights_ms: ($w | ms),
+                threshold_ms: (0.4e9 - $tail | ms), from: "0.4 s - 2 intervals \($tail | ms) ms"}'
     done
 }
 
@@ -272,14 +490,16 @@ case_fork_exec() {
     cmp -s plain.out fe.out || fail "stdout differs: $(diff plain.out fe.out)"
     [ ! -s fe.err ] || fail "ppw wrote to stderr: $(head -3 fe.err)"
     dump fe all || return
-    check "the parent's run is intact: finished, sampled, one thread" \
-        '.finished == true and (.samples | length) > 50 and (.threads | length) == 1' fe.all.json
+    check "the parent's run is intact: finished, one thread" \
+        '.finished == true and (.threads | length) == 1' fe.all.json
+    spent_in "the parent's run is sampled, in work()" fe.all.json 0 work 0.1
     # The exec'd program found PPW_OUTPUT's directory taken: fe.1.
     [ -d fe.1 ] || { fail "the exec'd instrumented child wrote no run directory: $(ls)"; return; }
     dump fe.1 all || return
-    check "the exec'd child's own run: crash abort, sampled, not finished, not a fork" \
-        '(.run.argv == ["./crash", "abort"]) and (.samples | length) > 200
-         and .finished == false and .run.info.parent_fork == false' fe.1.all.json
+    check "the exec'd child's own run: crash abort, not finished, not a fork" \
+        '(.run.argv == ["./crash", "abort"]) and .finished == false and .run.info.parent_fork == false' \
+        fe.1.all.json
+    spent_in "the exec'd child's own run is sampled, in burn()" fe.1.all.json 0 burn 0.4
     local child
     child=$(ls -d fe-fork-* 2>/dev/null | head -1)
     [ -n "$child" ] || { fail "no run directory of the fork()ed child before exec"; return; }
@@ -300,22 +520,28 @@ case_fork_exec() {
 case_deep() {
     build deep
     same_behaviour deep 10000 0.3
-    dump same samples || return
-    dump same run || return
-    check "deep stacks are cut at max_frames and marked truncated" \
-        '[.samples[] | select(.thread == 0)] | length > 100 and
-         ([.[] | select((.flags | index("truncated") != null) and (.stack | length) == 256
-           and .stack[0].function == "bottom" and .stack[255].function == "descend")] | length)
-         >= 0.9 * length' same.samples.json ||
+    dump same all || return
+    # Main spins 0.3 s in bottom(), 10,000 frames down: those samples are
+    # expected from 0.3 s over its CPU time per sample, each cut to 256
+    # frames from bottom() up (its leaf, or the vDSO's clock read under it)
+    # and marked truncated.  Fails for stacks that overflow, are not marked
+    # or lose their innermost frames.  Here 282 to 303, the threshold 222
+    # (1% to 4% of them under the vDSO's clock_gettime).
+    sampled "deep stacks are cut at max_frames and marked truncated" same.all.json \
+        'period as $p | (of(0) | per_sample($p)) as $per
+         | at_least([of(0)[] | select((.flags | index("truncated") != null) and (.stack | length) == 256
+             and any(.stack[:3][]; .function == "bottom") and .stack[255].function == "descend")] | length;
+             0.3e9 / $per; "0.3 s of CPU in bottom() over \($per / 1e3 | round) us per sample")' ||
         echo "  thread 0's samples by innermost function, flags and depth:" \
             "$(jq -c '[.samples[] | select(.thread == 0) | [.stack[0].function, .flags, (.stack | length)]]
-                      | group_by(.) | map([.[0], length])' same.samples.json | head -c 1500)" >&2
-    dump same all || return
+                      | group_by(.) | map([.[0], length])' same.all.json | head -c 1500)" >&2
     check "the thread started at the bottom: its spawn stack truncated too, its samples glued" \
         '([.spawns[] | select(.kind == "pthread" and (.flags | index("truncated") != null)
            and (.frames | length) == 256)] | length) == 1
-         and ([.samples[] | select(.thread == 1)] | length > 10 and all(.glue_error == null))' \
-        same.all.json
+         and ([.samples[] | select(.thread == 1)] | all(.glue_error == null))' same.all.json
+    # The thread spins a quarter of main's time, 0.075 s, in bottom(): about
+    # 72 samples expected, 38 asked; 69 to 74 here.
+    spent_in "the thread started at the bottom was sampled" same.all.json 1 bottom 0.075
     plugin_loadable || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
     # ppw-blame report and code need the blame section of a ppw-cc build.
     ppw_cc deep
@@ -358,9 +584,9 @@ case_sigblock() {
     cmp -s plain.out sb.out || fail "stdout differs: $(diff plain.out sb.out)"
     [ ! -s sb.err ] || fail "ppw wrote to stderr: $(head -3 sb.err)"
     dump sb all || return
-    check "three threads recorded, the sleeper ended at exit, main sampled" \
-        '(.threads | length) == 3 and ([.threads[] | .ended] | all) and .finished == true
-         and ([.samples[] | select(.thread == 0)] | length) > 100' sb.all.json
+    check "three threads recorded, the sleeper ended at exit" \
+        '(.threads | length) == 3 and ([.threads[] | .ended] | all) and .finished == true' sb.all.json
+    spent_in "main sampled, in work()" sb.all.json 0 work 0.3
 }
 
 # System calls that a signal interrupts whatever SA_RESTART says
@@ -383,9 +609,16 @@ case_eintr() {
         cmp -s plain.out $run.out || fail "$run: EINTR leaked: $(cat $run.out)"
         [ ! -s $run.err ] || fail "$run: ppw wrote to stderr: $(head -3 $run.err)"
     done
-    dump e1 samples || return
-    check "the blocked threads were sampled" '[.samples[] | .thread] | unique | length >= 6' \
-        e1.samples.json
+    # Every thread but main (which only waits) burns 40 ms of CPU time or
+    # more between its blocking calls: each is expected to have its CPU time
+    # over its CPU time per sample, at least 10 at 4 sd.  Fails when a
+    # blocked thread's sampler is not armed, so its calls were never
+    # interrupted.  Here each thread had 29 samples or more above its
+    # threshold (15 to 160).
+    dump e1 all || return
+    measure_s0
+    sampled "the blocked threads were sampled" e1.all.json \
+        'each_sampled([.threads[].index | select(. != 0)]; $s0)' --argjson s0 "$s0"
 }
 
 # lost_once NAME: the run's stderr holds exactly one line, about lost output.
@@ -396,7 +629,7 @@ lost_once() {
 
 # The run directory on a full disk: a 32 KiB tmpfs (no room for run.ppw's
 # first 64 KiB: the run is not measured; threads.c) and a 192 KiB one that 20 us samples
-# fill during the run (cpu_spin.c, 0.8 s); then a 280 KiB RLIMIT_FSIZE.
+# fill during the run (cpu_spin.c, 0.8 s); then a 152 KiB RLIMIT_FSIZE.
 # Each time ppw says so once on stderr, the program's stdout and status are
 # unchanged (no SIGXFSZ), and what was written before is readable.
 case_disk_full() {
@@ -426,19 +659,28 @@ case_disk_full() {
     lost_once tiny
     lost_once small
     dump small-run all || return
-    check "samples were recorded until the disk was full, then counted as lost" \
-        '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' small-run.all.json
-    # The limit is per file: the samples file passes 280 KiB after about
-    # 9,000 samples (20 us asked, about 15,000 a CPU second delivered).
-    (ulimit -f 280; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 0.8 \
+    # Not sampled numbers but space: what fits beside run.ppw (about 4,000
+    # samples), against the 0.8 s of CPU time over the CPU time per sample
+    # (about 16,000 here).
+    sampled "samples were recorded until the disk was full, then counted as lost" small-run.all.json \
+        '(.samples | length) as $n | .threads[0].dropped.no_space as $lost
+         | {ok: ($n > 1000 and $lost > 0), n: $n, no_space: $lost, threshold: [1000, 1],
+            from: "the space left, against 0.8 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
+    # The limit is per file: the samples file passes 152 KiB after about
+    # 4,800 samples, a third of what 0.8 s gives at 20 us asked (about 50 us
+    # of CPU time per sample here; 280 KiB, 8,900 samples, left a margin of
+    # less than 2 with the re-arm delay).
+    (ulimit -f 152; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 0.8 \
         >fsize.out 2>fsize.err)
     rc=$?
     [ $rc = 0 ] || fail "RLIMIT_FSIZE: status $rc (153: SIGXFSZ)"
     cmp -s spin.plain.out fsize.out || fail "RLIMIT_FSIZE: stdout changed"
     lost_once fsize
     dump fsize all || return
-    check "RLIMIT_FSIZE: samples until the limit, then counted as lost" \
-        '(.samples | length) > 1000 and .threads[0].dropped.no_space > 0' fsize.all.json
+    sampled "RLIMIT_FSIZE: samples until the limit, then counted as lost" fsize.all.json \
+        '(.samples | length) as $n | .threads[0].dropped.no_space as $lost
+         | {ok: ($n > 1000 and $lost > 0), n: $n, no_space: $lost, threshold: [1000, 1],
+            from: "the limit, against 0.8 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
 }
 
 # dl_churn with an instrumented library (ppw-cc -shared -fPIC): GASP events
@@ -450,6 +692,7 @@ case_dl_inst() {
     "$build/bin/ppw-cc" -O2 -shared -fPIC --inst-functions "$programs/dl_inst_lib.c" \
         -o "$tmp/libinst.so" 2>cc.err || { echo "ppw-cc -shared failed: $(cat cc.err)" >&2; exit 1; }
     ppw_cc dl_churn -ldl
+    measure_s0
     local run
     for run in di dt; do
         [ $run = dt ] && export PPW_THROTTLE_CALLS=100 PPW_THROTTLE_USEC=1000
@@ -460,8 +703,9 @@ case_dl_inst() {
         [ "$(cat $run.out)" = "$(printf 'opened all\nvalues right\nchild ok')" ] ||
             fail "$run: output: $(cat $run.out)"
         [ ! -s $run.err ] || fail "$run: ppw wrote to stderr: $(head -3 $run.err)"
-        dump $run samples || continue
-        check "$run: the threads were sampled during the churn" '.samples | length > 200' $run.samples.json
+        dump $run all || continue
+        sampled "$run: the threads were sampled during the churn" $run.all.json \
+            'sampled_threads([.threads[].index]; $s0)' --argjson s0 "$s0"
         "$blame" profile $run --format json >$run.prof.json || { fail "$run: ppw-blame profile"; continue; }
         "$blame" report $run >/dev/null 2>report.err || fail "$run: ppw-blame report: $(head -3 report.err)"
         local fork
@@ -525,7 +769,8 @@ case_hostile() {
     check "run.ppw notes each of the 4 files ppw could not create" \
         '[.run.notes[] | .message | select(test("cannot create (t1.(samples|events|profile)|t0.profile).ppw"))] | length == 4' \
         h.all.json
-    check "thread 0 was still sampled" '[.samples[] | select(.thread == 0)] | length > 50' h.all.json
+    # spin() may be inlined into main: main's 0.2 s of it.
+    spent_in "thread 0 was still sampled" h.all.json 0 main 0.2
 }
 
 # env: every runtime variable with a value out of its range or of the
@@ -560,12 +805,20 @@ case_env() {
 
 case_timer() {
     build cpu_spin
+    measure_s0
     PPW_SAMPLER=timer run_ppw t ./cpu_spin 0.6
     dump t all || return
     check "POSIX CPU timer chosen on request" '.run.metric.name == "CLOCK_THREAD_CPUTIME_ID"' t.all.json
-    check "weights add up to the CPU time (+-10%)" \
-        '(.threads[0].cpu_ns) as $cpu | ([.samples[] | .weight] | add) as $w
-         | ($w >= 0.9 * $cpu and $w <= 1.1 * $cpu)' t.all.json
+    # The timer fires at the first scheduler tick that finds the thread
+    # running past its period: on a quiet machine, the CPU time after the
+    # last sample is under P plus one tick (10 ms at HZ=100, the slowest
+    # Linux ticks); under load, a thread running in slices shorter than a
+    # tick misses ticks at random, and its intervals (22 to 170 samples in
+    # 0.6 s here) are memoryless at worst, so the last one outlasts
+    # 10.4 mean intervals with the chance of 4 sd (ln(1 / 3.2e-5) = 10.4).
+    weights_cover "weights add up to the CPU time" t.all.json \
+        "$(jq '.run.metric.period as $p | [.samples[] | select(.thread == 0) | .weight]
+               | [$p + 10000000, 10.4 * (if length > 0 then add / length else $p end)] | max' t.all.json)"
     PPW_SAMPLER=off run_ppw n ./cpu_spin 0.2
     dump n all || return
     check "PPW_SAMPLER=off records no samples" '.samples | length == 0' n.all.json
@@ -590,7 +843,9 @@ case_nonroot() {
     (cd "$tmp/nr" && setpriv --reuid=65534 --regid=65534 --clear-groups \
         env PPW_OUTPUT="$tmp/nr/run" "$tmp/cpu_spin" 0.4 >/dev/null)
     dump nr/run all || return
-    check "an unprivileged user is sampled too" '.samples | length > 200' nr/run.all.json
+    measure_s0
+    sampled "an unprivileged user is sampled too" nr/run.all.json 'sampled_threads([0]; $s0)' \
+        --argjson s0 "$s0"
 }
 
 # ppw_cc NAME [flags...]: programs/NAME.c through ppw-cc -> ./NAME.inst
@@ -636,8 +891,11 @@ case_modes() {
     dump m-profile all || return
     check "profile mode writes no trace" '.trace | length == 0' m-profile.all.json
     dump m-none all || return
-    check "PPW_MODE=none: no profile, no trace, samples still" \
-        '(.trace | length == 0) and ([.threads[] | .files.profile] | all(. == null)) and (.samples | length > 0 or true)' \
+    # calls.c runs for well under a period: no sample is expected, but
+    # the sampler is armed, its samples file open.
+    check "PPW_MODE=none: no profile, no trace, the sampler still on" \
+        '(.trace | length == 0) and ([.threads[] | .files.profile] | all(. == null))
+         and .run.metric.source != "none" and .threads[0].files.samples != null' \
         m-none.all.json
 }
 
@@ -653,8 +911,14 @@ case_user_events() {
     check "the user region is named and traced with its formatted description" \
         '[.trace[] | select(.name == "solve" and .event == "start") | .description]
          == ["iteration 0 of three", "iteration 1 of three", "iteration 2 of three"]' ue.all.json
-    check "ppw_control(0) pauses samples: about 200 dropped as paused" \
-        '.threads[0].dropped.paused >= 150' ue.all.json
+    # 0.2 s of CPU time spun with measurement off: each sample due then is
+    # dropped as paused, about 0.2 s over the CPU time per sample of the
+    # samples taken (0.06 s of the rest).  Fails if pausing drops nothing
+    # or the sampler stops.  Here 191 to 200, the threshold about 137.
+    sampled "ppw_control(0) pauses samples: about 200 dropped as paused" ue.all.json \
+        'period as $p | (of(0) | per_sample($p)) as $per
+         | at_least(.threads[0].dropped.paused; 0.2e9 / $per;
+             "0.2 s of CPU paused over \($per / 1e3 | round) us per sample")'
     "$blame" profile ue --format json >ue.prof.json || { fail "ppw-blame profile"; return; }
     check "three timed calls of the user region" \
         '[.rows[] | select(.name == "solve") | .calls] | add == 3' ue.prof.json
@@ -777,13 +1041,16 @@ case_mpi_events() {
     # On rank 0's clock (master_ns, the linear drift model), no rank leaves
     # the barrier before every rank has entered it, within the offsets'
     # error: half the shortest ping round trip, which reaches milliseconds
-    # when 4 ranks share 2 cores (10 ms allowed; a wrong clock is far off).
+    # when 4 ranks share 2 cores (10 ms allowed; a wrong clock is far off;
+    # under 0.1 ms seen here, at a load of 4).
     if [ -s p0.json ] && [ -s p3.json ]; then
         jq -s '[.[] | .trace[] | select(.name == "GASP_MPI_BARRIER")] |
             ([.[] | select(.event == "start") | .master_ns] | max) as $in |
             ([.[] | select(.event == "end") | .master_ns] | min) as $out |
-            length == 8 and $in <= $out + 10000000' p0.json p1.json p2.json p3.json >barrier.txt
-        [ "$(cat barrier.txt)" = true ] ||
+            {ok: (length == 8 and $in <= $out + 10000000), late_us: (($in - $out) / 1e3 | round)}' \
+            p0.json p1.json p2.json p3.json >barrier.json
+        echo "  barrier on rank 0's clock: last entry - first exit = $(jq .late_us barrier.json) us, allowed 10000"
+        [ "$(jq .ok barrier.json)" = true ] ||
             fail "barrier on rank 0's clock: $(jq -c '[.trace[] | select(.name == "GASP_MPI_BARRIER") | {event, time_ns, master_ns}]' p*.json)"
     fi
     [ $inst = 1 ] || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
@@ -807,4 +1074,5 @@ case_mpi_events() {
 
 "case_$case_"
 [ $failures -eq 0 ] || exit 1
+[ -z "$skipped" ] || skip "$skipped"
 echo "runtime.$case_: ok"

@@ -2,7 +2,9 @@
  * SA_RESTART says (nanosleep, clock_nanosleep, poll, usleep, sem_timedwait) and the futex
  * waits of pthread_cond_wait, sem_wait and a contended mutex, in threads
  * that also burn CPU time, so sampling signals arrive all the time
- * (runtime.eintr: none of them may see EINTR under ppw). */
+ * (runtime.eintr: none of them may see EINTR under ppw).  Each thread burns
+ * enough (40 ms of CPU time or more) for the test to tell that it was
+ * sampled. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -21,11 +23,16 @@ static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 static int turn;
 static double shared;
 
+/* Writes its result: a call whose result was unused (or the same in every
+ * round) was otherwise removed or hoisted out of the loop by clang -O2, and
+ * the sleeper and the semaphore threads burned nothing. */
+static volatile double burned;
 __attribute__((noinline)) static double burn(int n)
 {
     double x = 1;
     for (int i = 0; i < n; i++)
         x = x * 1.0000001 + 1e-9;
+    burned = x;
     return x;
 }
 
@@ -100,7 +107,7 @@ static void *contender(void *arg)
     for (int i = 0; i < ROUNDS; i++) {
         if (pthread_mutex_lock(&contended) != 0)
             eintr[4]++;
-        shared += burn(3000);
+        shared += burn(9000);
         pthread_mutex_unlock(&contended);
     }
     return NULL;
