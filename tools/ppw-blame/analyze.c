@@ -224,6 +224,21 @@ void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns, u
         }
 }
 
+double region_variance_on_thread(const struct ppw_run_thread *t, uint32_t id)
+{
+    double n = 0, sum = 0, sumsq = 0, calls;
+    uint64_t all;
+    for (size_t i = 0; i < t->timer_count; i++)
+        if (t->timers[i].path[0] == id) {
+            n += (double)t->timers[i].count;
+            sum += (double)t->timers[i].excl_sum_ns;
+            sumsq += t->timers[i].excl_sumsq_ns2;
+        }
+    region_on_thread(t, id, &calls, &all);
+    double var = n > 0 ? sumsq - sum * sum / n : 0;
+    return var > 0 ? var * (double)all / n : 0; /* throttled calls vary alike */
+}
+
 /* The bytes region id's timed calls on thread t moved (MPI; 0 unknown). */
 static double region_bytes(const struct ppw_run_thread *t, uint32_t id)
 {
@@ -470,7 +485,8 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                 wait = wait > 0 ? wait : 0;
                 struct site_wait w = {
                     .region = g, .unit = (uint32_t)u, .thread = (uint32_t)t, .wait_ns = wait,
-                    .group = e->in->job ? unit->rank : run->threads[t].index};
+                    .group = e->in->job ? unit->rank : run->threads[t].index,
+                    .variance_ns2 = region_variance_on_thread(&run->threads[t], g->id)};
                 if (add_site_wait(s, &w))
                     return ppw_err_set(err, PPW_ENOMEM, "out of memory");
                 s->expected_ns += expected;
@@ -526,16 +542,19 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
                  ns_to_s(s->group_waits[lo]));
         else
             setf(who, sizeof who, "all on %s %" PRIu32, group, s->group_ids[0]);
-        char machine[128] = "";
+        char machine[128] = "", noise[96] = "";
         if (s->machine_ns >= 0.0005 * 1e9)
             setf(machine, sizeof machine,
                  ", less %.3f s the machine made (partners ready but waiting for a CPU)",
                  ns_to_s(s->machine_ns));
+        if (s->noise_ns >= 0.0005 * 1e9)
+            setf(noise, sizeof noise, ", less %.3f s of arrival-order noise",
+                 ns_to_s(s->noise_ns));
         setf(f->evidence, sizeof f->evidence,
-             "%" PRIu64 " calls, %.3f s in all%s; mean %.1f us per call against a baseline of "
+             "%" PRIu64 " calls, %.3f s in all%s%s; mean %.1f us per call against a baseline of "
              "%.2f us (%.0fx); %s",
-             s->calls, ns_to_s(s->wait_ns + s->machine_ns + s->expected_ns), machine,
-             mean / 1e3, base / 1e3, base > 0 ? mean / base : 0, who);
+             s->calls, ns_to_s(s->wait_ns + s->machine_ns + s->noise_ns + s->expected_ns),
+             machine, noise, mean / 1e3, base / 1e3, base > 0 ? mean / base : 0, who);
     }
     return 0;
 }

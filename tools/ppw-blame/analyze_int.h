@@ -37,9 +37,11 @@ struct site_wait {
     uint32_t unit, thread; /* the unit's index in struct loaded, the thread's in its run */
     uint32_t group;        /* the thread's index, or in a job its rank */
     double wait_ns;
+    double variance_ns2;   /* of wait_ns, the sum of its calls' times */
     /* settle_site_waits: what the thread did outside its waits, its wait
-     * for a CPU, and the part of wait_ns the machine made */
-    double progress_ns, runqueue_ns, machine_ns;
+     * for a CPU; the parts of wait_ns the machine made, and that do not
+     * stand out from balanced partners' noise */
+    double progress_ns, runqueue_ns, machine_ns, noise_ns;
 };
 
 /* Waits at one operation site (or on one lock variable) over all threads
@@ -50,8 +52,8 @@ struct site {
     char variable[128];
     struct site_wait *waits;
     size_t nwaits;
-    /* settle_site_waits: the program's waits and the machine's */
-    double wait_ns, machine_ns;
+    /* settle_site_waits: the program's waits, the machine's, and noise */
+    double wait_ns, machine_ns, noise_ns;
     double best_wait_ns, expected_ns;
     uint64_t calls;
     /* Waits per group (thread or rank), for the evidence. */
@@ -89,6 +91,8 @@ double run_wall_ns(const struct ppw_run *run);
 double thread_cpu_ns(const struct ppw_run *run, const struct ppw_run_thread *t);
 double thread_life_ns(const struct ppw_run *run, const struct ppw_run_thread *t);
 void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns, uint64_t *calls);
+/* The variance of the sum of region id's call times on thread t (ns^2). */
+double region_variance_on_thread(const struct ppw_run_thread *t, uint32_t id);
 /* The inclusive wall time of thread t (NULL: none) in the regions that match. */
 double time_in_regions(const struct ppw_run *run, const struct ppw_run_thread *t,
                        bool (*match)(const struct ppw_run_region *g));
