@@ -52,12 +52,15 @@ calibrate_args=(-o "$tmp/baseline")
 # line PATTERN FILE: the line number of PATTERN's first match in FILE.
 line() { grep -n -m1 -F "$1" "$here/$2" | cut -d: -f1; }
 
-# analyze_json OUT ARGS...: analyze --format json into OUT.
+# analyze_json OUT ARGS...: analyze --format json into OUT, and (to explain
+# a failure) at --min-loss 0 into OUT.all.
 analyze_json() {
     local out=$1
     shift
     "$blame" analyze "$@" --baseline "$tmp/baseline" --format json >"$out" 2>err.txt ||
         fail "analyze $*: $(cat err.txt)"
+    "$blame" analyze "$@" --baseline "$tmp/baseline" --min-loss 0 --format json >"$out.all" \
+        2>/dev/null
 }
 
 # expect_first FILE PATTERN SOURCE LINE [VARIABLE]: the first finding.
@@ -70,7 +73,7 @@ expect_first() {
             ($v == "" or .variable == $v) and .lost_s > 0 and (.hint | length) > 0 and
             (.evidence | length) > 0)' "$file")
     [ "$ok" = true ] ||
-        fail "expected $pattern first at $source:$ln${var:+ on $var}; got $(jq -c '[.findings[0:3][] | {pattern, region, file, line, variable, lost_s}]' "$file")"
+        fail "expected $pattern first at $source:$ln${var:+ on $var}; got $(jq -c '[.findings[0:3][] | {pattern, region, file, line, variable, lost_s}]' "$file"); at --min-loss 0: $(jq -c '{thread_s, baseline, findings: [.findings[0:4][] | {pattern, line, lost_s, lost_pct, evidence}]}' "$file.all"); calibrated: $(tr '\n' ' ' <"$tmp/baseline")"
 }
 
 # build NAME [flags]: test/analyze/NAME.c through ppw-cc (mpicc for MPI).

@@ -71,6 +71,7 @@ struct engine {
     struct analyze_result *out;
     size_t cap;
     double explained_ns[PATTERN_COUNT]; /* wait found per pattern */
+    double explained_comm_ns; /* time in MPI calls at the sites those findings name, whole */
     bool *waiting; /* settle_site_waits: per view stack, taken inside a waiting call */
     double thread_ns; /* the thread- or rank-seconds of the run at the machine's pace (what
                          percentages refer to) */
@@ -117,10 +118,8 @@ double thread_join_ns(const struct ppw_run *run, const struct ppw_run_thread *t,
 double run_pace(const struct ppw_run *run);
 /* Each site's waits split into the program's and the machine's. */
 int settle_site_waits(struct engine *e, struct ppw_err *err);
-/* The waits of thread or rank `group` that the machine made; of all (or
- * of the MPI calls). */
+/* The waits of thread or rank `group` that the machine made. */
 double machine_waits_of(const struct engine *e, uint32_t group);
-double machine_waits(const struct engine *e, bool mpi_only);
 /* The share of thread or rank `group`'s samples taken inside waiting calls
  * (a spinning wait burns CPU that is not work). */
 double waiting_share(const struct engine *e, uint32_t group);

@@ -319,15 +319,6 @@ double machine_waits_of(const struct engine *e, uint32_t group)
     return machine_part(e, group, NULL);
 }
 
-double machine_waits(const struct engine *e, bool mpi_only)
-{
-    double sum = 0;
-    for (size_t i = 0; i < e->nsites; i++)
-        if (!mpi_only || is_mpi_tag(e->sites[i].region->tag))
-            sum += e->sites[i].machine_ns;
-    return sum;
-}
-
 double machine_wait_at(const struct engine *e, const struct ppw_run_region *g)
 {
     return machine_part(e, UINT32_MAX, g);
