@@ -31,7 +31,8 @@ static const char usage[] =
     "  --no-mpi          do not measure MPI (else: when the MPI helper and mpirun exist)\n"
     "  -h, --help        show this help\n";
 
-/* mpirun's start-up alone takes a second or two; a hung one is cut here. */
+/* mpirun's start-up alone takes a second or two; a hung one is cut here
+ * (each of the runs). */
 enum { MPI_TIMEOUT_S = 30 };
 
 /* ppw-calibrate-mpi: $PPW_CALIBRATE_MPI, else ../lib/ppw/ beside this

@@ -27,7 +27,7 @@ int microbench_cond_roundtrip(double *ns, struct ppw_err *err);
 /* Runs the MPI helper (ping-pong of 8 B and 64 KiB messages between 2
  * ranks) under mpirun, a few times.  Returns 0 and the costs, or a
  * negative code with err saying why MPI was not measured (no helper, no
- * mpirun, it failed, or all runs took more than timeout_s seconds). */
+ * mpirun, it failed, or a run took more than timeout_s seconds). */
 int microbench_mpi(const char *helper, unsigned timeout_s, double *latency_ns, double *ns_per_byte,
                    struct ppw_err *err);
 
