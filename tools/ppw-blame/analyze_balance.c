@@ -247,9 +247,11 @@ int find_imbalance(struct engine *e, struct ppw_err *err)
         lost += max - g[i].cpu_ns;
     double mean = n ? sum / (double)n : 0;
     const char *group = e->in->job ? "rank" : "thread";
-    /* The waits at barriers and collectives already count this time. */
-    double sync = e->explained_ns[PATTERN_BARRIER_WAIT] + e->explained_ns[PATTERN_COLLECTIVE_WAIT] +
-                  e->explained_ns[PATTERN_LATE_SENDER] + e->explained_ns[PATTERN_LATE_RECEIVER];
+    /* The waits found so far already count this time: at barriers and
+     * collectives, and a consumer idle on a condition or a lock (cond.c's
+     * consumer, whose condition wait the imbalance outranked under load,
+     * where the wait is taken at the machine's pace and CPU time is not). */
+    double sync = explained_waits(e);
     char function[128] = "", variable[128] = "";
     double fratio = 0, vratio = 0;
     if (n >= 2 && mean > 0 && max / mean >= e->t->deviation) {
