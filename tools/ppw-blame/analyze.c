@@ -529,11 +529,13 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
             lo = s->group_waits[k] < s->group_waits[lo] ? k : lo;
         }
         e->explained_ns[s->pattern] += s->wait_ns;
-        if (is_mpi_tag(s->region->tag))
-            e->explained_comm_ns += s->wait_ns + s->machine_ns + s->noise_ns;
         struct analyze_finding *f = new_finding(e, s->pattern, s->wait_ns, err);
         if (!f)
             return PPW_ENOMEM;
+        /* A finding that stays (over --min-loss) holds its calls' whole
+         * time, as communication-bound sees it. */
+        if (is_mpi_tag(s->region->tag) && f->lost_pct >= e->t->min_loss_pct)
+            e->explained_comm_ns += s->wait_ns + s->machine_ns + s->noise_ns;
         where_region(f, s->region, e->in->view.graph);
         setf(f->variable, sizeof f->variable, "%s", s->variable);
         char who[160];
@@ -588,13 +590,14 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
             double latency = e->b->mpi_latency_ns;
             if (!calls || ns <= 0 || !small_and_many(e, calls, ns / (double)calls))
                 continue;
-            e->explained_comm_ns += raw_ns;
             /* Aggregated into one message, the calls would cost about one
              * latency plus the bytes: nearly all of their time is lost. */
             double lost = ns - latency > 0 ? ns - latency : 0;
             struct analyze_finding *f = new_finding(e, PATTERN_SMALL_TRANSFERS, lost, err);
             if (!f)
                 return PPW_ENOMEM;
+            if (f->lost_pct >= e->t->min_loss_pct)
+                e->explained_comm_ns += raw_ns;
             e->explained_ns[PATTERN_SMALL_TRANSFERS] += lost;
             where_region(f, g, e->in->view.graph);
             setf(f->evidence, sizeof f->evidence,
@@ -898,6 +901,11 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
         out->baseline.mpi_latency_ns = builtin_baseline.mpi_latency_ns;
         out->baseline.mpi_ns_per_byte = builtin_baseline.mpi_ns_per_byte;
     }
+    /* A per-byte cost of 0 is a failed measurement (an older calibrate took
+     * it from a disturbed latency), not free data: with it every large
+     * transfer counted as waiting. */
+    if (!(out->baseline.mpi_ns_per_byte > 0))
+        out->baseline.mpi_ns_per_byte = builtin_baseline.mpi_ns_per_byte;
     out->baseline_source = baseline ? baseline_source : "built-in defaults";
     struct loaded in;
     int rc = load_input(&inputs[0], &in, err);

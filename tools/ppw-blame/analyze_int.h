@@ -71,7 +71,8 @@ struct engine {
     struct analyze_result *out;
     size_t cap;
     double explained_ns[PATTERN_COUNT]; /* wait found per pattern */
-    double explained_comm_ns; /* time in MPI calls at the sites those findings name, whole */
+    double explained_comm_ns; /* time in MPI calls at the sites the findings over --min-loss
+                                 name, whole */
     bool *waiting; /* settle_site_waits: per view stack, taken inside a waiting call */
     double thread_ns; /* the thread- or rank-seconds of the run at the machine's pace (what
                          percentages refer to) */
