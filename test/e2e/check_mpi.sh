@@ -123,6 +123,17 @@ need() { jq -n -L "$src/test/lib" "include \"sampling\"; $1 | ceil"; }
 per_rank() {
     jq -c --arg v "$2" '[.variables[] | select(.name == $v and .function == "main") | .per_rank] | first // []' "$1"
 }
+# enough_work FILE FIRST: true when work@main has its `least` samples over
+# the ranks in the imbalance JSON FILE.  Otherwise the caller's `sweeps` go
+# up 4 times (it runs again), or, when they are no longer FIRST, the test
+# skips.
+enough_work() {
+    (($(per_rank "$1" work | jq 'add // 0') >= least)) && return 0
+    ((sweeps == $2)) || skip "work@main has $(per_rank "$1" work) samples per rank after $sweeps sweeps"
+    echo "note: work@main has $(per_rank "$1" work) samples per rank, $least needed: again with 4 times the sweeps"
+    sweeps=$((sweeps * 4))
+    return 1
+}
 # balanced FILE NAME WHY: NAME@main's samples come from equal work on the 4
 # ranks (the same sweeps), so each rank holds 1/4 of them: every rank's
 # share at least share_floor(25, n).  Fails when a rank lost its samples
@@ -392,10 +403,7 @@ case_killed() {
         jobs=(k/ppw-*)
         [ -d "${jobs[0]}" ] || fail "no job directory"
         "$blame" imbalance "${jobs[0]}" --format json >ki.json || fail "imbalance: $(cat ki.json)"
-        (($(per_rank ki.json work | jq 'add // 0') >= least)) && break
-        ((sweeps == 1500)) || skip "work@main has $(per_rank ki.json work) samples per rank after $sweeps sweeps"
-        echo "note: work@main has $(per_rank ki.json work) samples per rank, $least needed: again with 4 times the sweeps"
-        sweeps=$((sweeps * 4))
+        enough_work ki.json 1500 && break
     done
     "$blame" report "${jobs[0]}" --format json --top 0 >k.json || fail "report: $(cat k.json)"
     "$blame" report "${jobs[0]}" >k.txt || fail "report text"
@@ -438,10 +446,7 @@ case_nonroot() {
         jobs=(nr/ppw-*)
         [ -d "${jobs[0]}" ] || fail "no job directory"
         "$blame" imbalance "${jobs[0]}" --format json >nr.json || fail "imbalance: $(cat nr.json)"
-        (($(per_rank nr.json work | jq 'add // 0') >= least)) && break
-        ((sweeps == 500)) || skip "work@main has $(per_rank nr.json work) samples per rank after $sweeps sweeps"
-        echo "note: work@main has $(per_rank nr.json work) samples per rank, $least needed: again with 4 times the sweeps"
-        sweeps=$((sweeps * 4))
+        enough_work nr.json 500 && break
     done
     [ "$(stat -c %u "${jobs[0]}")" = 65534 ] || fail "the job directory is not the user's"
     jqok nr.json '.ranks_read == 4 and .rank_faults == []' ||
