@@ -123,20 +123,29 @@ static bool waiting_stack(const struct ppw_blame_stack *st, const struct ppw_sta
     return false;
 }
 
-/* Thread t's progress (above); id is its stacks' thread id. */
-static double progress_ns(const struct engine *e, const bool *waiting, const struct ppw_run *run,
-                          const struct ppw_run_thread *t, uint32_t id)
+/* The share of the samples taken inside waiting calls (e->waiting), of
+ * the stacks whose thread id is `id`, or with whole_rank those of rank
+ * `id` of a job. */
+static double share_waiting(const struct engine *e, uint32_t id, bool whole_rank)
 {
     size_t nstacks;
     const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
     double all = 0, waited = 0;
-    for (size_t s = 0; s < nstacks; s++)
-        if (stacks[s].thread == id) {
+    for (size_t s = 0; e->waiting && s < nstacks; s++) {
+        uint32_t of = whole_rank ? stacks[s].thread / PPW_JOB_RANK_SHIFT : stacks[s].thread;
+        if (of == id) {
             all += (double)stacks[s].samples;
-            waited += waiting[s] ? (double)stacks[s].samples : 0;
+            waited += e->waiting[s] ? (double)stacks[s].samples : 0;
         }
-    double cpu = thread_cpu_ns(run, t);
-    double cpu_outside = all > 0 ? cpu * (1 - waited / all) : cpu;
+    }
+    return all > 0 ? waited / all : 0;
+}
+
+/* Thread t's progress (above); id is its stacks' thread id. */
+static double progress_ns(const struct engine *e, const struct ppw_run *run,
+                          const struct ppw_run_thread *t, uint32_t id)
+{
+    double cpu_outside = thread_cpu_ns(run, t) * (1 - share_waiting(e, id, false));
     double not_waiting = thread_life_ns(run, t) - thread_runqueue_ns(t) -
                          time_in_regions(run, t, blocking_region);
     return cpu_outside > not_waiting ? cpu_outside : not_waiting;
@@ -229,19 +238,25 @@ static double standing_skew(const struct site *s, const struct site_wait *w)
     return skew > 0 ? skew : 0;
 }
 
+/* CPU time over CPU time plus run-queue wait of run's threads but the
+ * one at index `skip` (SIZE_MAX: all of them); 1 when nothing ran. */
+static double pace_without(const struct ppw_run *run, size_t skip)
+{
+    double cpu = 0, runqueue = 0;
+    for (size_t t = 0; t < run->thread_count; t++)
+        if (t != skip) {
+            cpu += thread_cpu_ns(run, &run->threads[t]);
+            runqueue += thread_runqueue_ns(&run->threads[t]);
+        }
+    return cpu + runqueue > 0 ? cpu / (cpu + runqueue) : 1;
+}
+
 /* The share of a CPU that w's thread's partners got while ready: a lock
  * or condition wait waits for another thread's work (a critical section, a
  * producer), which a loaded machine stretches by 1 / that pace. */
 static double others_pace(const struct engine *e, const struct site_wait *w)
 {
-    const struct ppw_run *run = e->in->units[w->unit].run;
-    double cpu = 0, runqueue = 0;
-    for (size_t t = 0; t < run->thread_count; t++)
-        if (t != w->thread) {
-            cpu += thread_cpu_ns(run, &run->threads[t]);
-            runqueue += thread_runqueue_ns(&run->threads[t]);
-        }
-    return cpu + runqueue > 0 ? cpu / (cpu + runqueue) : 1;
+    return pace_without(e->in->units[w->unit].run, w->thread);
 }
 
 int settle_site_waits(struct engine *e, struct ppw_err *err)
@@ -260,7 +275,7 @@ int settle_site_waits(struct engine *e, struct ppw_err *err)
             const struct unit *u = &e->in->units[w->unit];
             const struct ppw_run_thread *t = &u->run->threads[w->thread];
             uint32_t id = e->in->job ? u->rank * PPW_JOB_RANK_SHIFT + t->index : t->index;
-            w->progress_ns = progress_ns(e, waiting, u->run, t, id);
+            w->progress_ns = progress_ns(e, u->run, t, id);
             w->runqueue_ns = thread_runqueue_ns(t);
         }
     int rc = 0;
@@ -326,17 +341,7 @@ double machine_wait_at(const struct engine *e, const struct ppw_run_region *g)
 
 double waiting_share(const struct engine *e, uint32_t group)
 {
-    size_t nstacks;
-    const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
-    double all = 0, waited = 0;
-    for (size_t s = 0; e->waiting && s < nstacks; s++) {
-        uint32_t id = e->in->job ? stacks[s].thread / PPW_JOB_RANK_SHIFT : stacks[s].thread;
-        if (id == group) {
-            all += (double)stacks[s].samples;
-            waited += e->waiting[s] ? (double)stacks[s].samples : 0;
-        }
-    }
-    return all > 0 ? waited / all : 0;
+    return share_waiting(e, group, e->in->job);
 }
 
 static bool any_join(const struct ppw_run_region *g)
@@ -356,10 +361,5 @@ double thread_join_ns(const struct ppw_run *run, const struct ppw_run_thread *t,
 
 double run_pace(const struct ppw_run *run)
 {
-    double cpu = 0, runqueue = 0;
-    for (size_t t = 0; t < run->thread_count; t++) {
-        cpu += thread_cpu_ns(run, &run->threads[t]);
-        runqueue += thread_runqueue_ns(&run->threads[t]);
-    }
-    return cpu + runqueue > 0 ? cpu / (cpu + runqueue) : 1;
+    return pace_without(run, SIZE_MAX);
 }
