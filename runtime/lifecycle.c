@@ -29,6 +29,7 @@
 #include "sampler.h"
 #include "spawn.h"
 #include "thread.h"
+#include "unwind.h"
 
 extern char **environ;
 
@@ -202,6 +203,7 @@ static int start_run(int fork_child);
 
 static void after_fork_child(void)
 {
+    ppw_unwind_after_fork_child();
     ppw_measure_fork_child();
     ppw_runfile_abandon();
     ppw_modules_after_fork_child();

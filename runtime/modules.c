@@ -11,6 +11,7 @@
 
 #include "ppw/run_format.h"
 #include "runfile.h"
+#include "unwind.h"
 
 #define MODULES_MAX 4096
 
@@ -184,7 +185,7 @@ static void scan(void)
  * thread that holds the dynamic linker's lock can therefore wait for
  * libunwind's, held by another thread's walk that waits for the dynamic
  * linker's: a deadlock (seen in Open MPI's MPI_Init, which dlopens
- * components).  The handler asks ppw_modules_holds_dl_lock first.
+ * components).  The handler asks ppw_modules_walk_may_block first.
  *
  * The lock is a recursive pthread mutex inside ld.so's _rtld_global, at an
  * offset that changes between glibc versions, so it is found, not assumed:
@@ -232,16 +233,22 @@ static void locate_dl_lock(void)
         __atomic_store_n(&dl_lock, m, __ATOMIC_RELEASE);
 }
 
-int ppw_modules_holds_dl_lock(uint32_t tid)
+int ppw_modules_walk_may_block(uint32_t tid)
 {
     const pthread_mutex_t *m = __atomic_load_n(&dl_lock, __ATOMIC_ACQUIRE);
     if (!m || !__atomic_load_n(&m->__data.__lock, __ATOMIC_RELAXED))
         return 0;
     /* Locked, and the owner is this thread, or not yet (or no longer)
      * recorded: glibc sets the owner just after taking the lock word, and
-     * clears it just before releasing it, and a signal may land between. */
+     * clears it just before releasing it, and a signal may land between.
+     * Or the owner is another thread in dlopen, dlclose or a callback of
+     * the program's, which may wait for a lock the interrupted thread
+     * holds: seen in Open MPI's MPI_Finalize, a dlclose freeing memory
+     * under the lock while the handler of a thread interrupted inside
+     * free() waited for it.  Only another thread's stack walk is sure to
+     * release it without waiting for us. */
     int owner = __atomic_load_n(&m->__data.__owner, __ATOMIC_RELAXED);
-    return owner == 0 || (uint32_t)owner == tid;
+    return owner == 0 || (uint32_t)owner == tid || !ppw_unwind_in_walk((uint32_t)owner);
 }
 
 int ppw_modules_dl_lock_known(void)

@@ -28,12 +28,14 @@ void ppw_modules_early_init(void);
 void ppw_modules_init(void);
 /* Records objects loaded or unloaded since the last scan. */
 void ppw_modules_rescan(void);
-/* Whether thread tid may hold the dynamic linker's write lock (inside
- * dlopen, dlclose or a dl_iterate_phdr callback; also while any thread is
- * between taking it and recording itself as its owner): its sample handler
- * must not walk.  Signal-safe.  0 when the lock could not be located (then
- * ppw_modules_dl_lock_known() is 0 too). */
-int ppw_modules_holds_dl_lock(uint32_t tid);
+/* Whether a stack walk by thread tid, which dl_iterate_phdr makes wait for
+ * the dynamic linker's write lock, may wait forever: the lock is held by
+ * tid itself, or by a thread not in a stack walk of ppw's (inside dlopen,
+ * dlclose or a dl_iterate_phdr callback, which may wait for a lock tid
+ * holds), or by a thread not yet recorded as its owner.  Then tid's
+ * sample handler must not walk.  Signal-safe.  0 when the lock could not
+ * be located (then ppw_modules_dl_lock_known() is 0 too). */
+int ppw_modules_walk_may_block(uint32_t tid);
 int ppw_modules_dl_lock_known(void);
 /* Is pc inside libppw's own code? (signal-safe: reads a fixed range) */
 int ppw_modules_in_self(uint64_t pc);

@@ -144,8 +144,9 @@ PPW_SIGSAFE static int append_sample(struct ppw_thread *t, uint32_t id, uint64_t
     return 0;
 }
 
-/* (Also not walked: a thread inside dlclose, or holding the dynamic
- * linker's write lock, modules.h.)
+/* (Also not walked: a thread inside dlclose, or while the dynamic
+ * linker's write lock is held by it or by a thread that may wait for it,
+ * ppw_modules_walk_may_block.)
  * Whether the interrupted thread is inside the dynamic linker's
  * global-scope symbol lookup (lazy binding, dlsym), which glibc marks in the
  * thread's TCB (tcbhead_t.gscope_flag: %fs:0x1c on x86-64 since glibc 2.8).
@@ -178,7 +179,7 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         t->deferred_weight += weight;
         return;
     }
-    if (in_symbol_lookup() || ppw_in_dlclose || ppw_modules_holds_dl_lock(t->tid)) {
+    if (in_symbol_lookup() || ppw_in_dlclose || ppw_modules_walk_may_block(t->tid)) {
         /* The interrupted PC alone keeps the sample's time. */
         if (!uc) {
             drop(t, PPW_DROP_WALK);

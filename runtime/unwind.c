@@ -4,12 +4,54 @@
 #include "unwind.h"
 
 #include <libunwind.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The threads inside a walk, by tid (0: a free slot), for
+ * ppw_unwind_in_walk.  Beyond WALK_SLOTS walks at once the others are not
+ * recorded, and a thread that sees one of them hold the dynamic linker's
+ * lock keeps its sample unwalked: safe, only less precise. */
+enum { WALK_SLOTS = 128 };
+static uint32_t walking_tids[WALK_SLOTS];
+static PPW_TLS uint32_t own_tid;
+
+PPW_SIGSAFE static uint32_t *claim_walk_slot(void)
+{
+    if (!own_tid)
+        own_tid = (uint32_t)syscall(SYS_gettid);
+    for (int i = 0; i < WALK_SLOTS; i++) {
+        uint32_t free_slot = 0;
+        if (__atomic_compare_exchange_n(&walking_tids[i], &free_slot, own_tid, false,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+            return &walking_tids[i];
+    }
+    return NULL;
+}
 
 int ppw_unwind_walk(uint64_t *frames, int max)
 {
     _Static_assert(sizeof(void *) == sizeof(uint64_t), "64-bit addresses");
+    uint32_t *slot = claim_walk_slot();
     int n = unw_backtrace((void **)frames, max);
+    if (slot)
+        __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
     return n < 0 ? 0 : n;
+}
+
+int ppw_unwind_in_walk(uint32_t tid)
+{
+    for (int i = 0; tid && i < WALK_SLOTS; i++)
+        if (__atomic_load_n(&walking_tids[i], __ATOMIC_ACQUIRE) == tid)
+            return 1;
+    return 0;
+}
+
+void ppw_unwind_after_fork_child(void)
+{
+    own_tid = 0; /* the child's thread has a tid of its own */
+    for (int i = 0; i < WALK_SLOTS; i++)
+        __atomic_store_n(&walking_tids[i], 0, __ATOMIC_RELAXED);
 }
 
 void ppw_unwind_init(void)

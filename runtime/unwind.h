@@ -11,6 +11,14 @@
  * Returns the count; count == max means the stack may be deeper. */
 PPW_SIGSAFE int ppw_unwind_walk(uint64_t *frames, int max);
 
+/* Whether thread tid is inside ppw_unwind_walk (signal-safe).  Such a
+ * thread holds the dynamic linker's lock only inside libunwind's
+ * dl_iterate_phdr callback, which waits for no lock of the program's. */
+PPW_SIGSAFE int ppw_unwind_in_walk(uint32_t tid);
+
+/* In a fork()ed child: no walk runs, and the thread's tid changed. */
+void ppw_unwind_after_fork_child(void);
+
 /* Once per process, before the first walk: libunwind's caches per thread,
  * so that no walk takes a lock another thread's walk may hold. */
 void ppw_unwind_init(void);
