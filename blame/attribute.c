@@ -128,6 +128,12 @@ static bool collect_locs(const struct ppw_static_func *f, bool excl, struct loc_
     return true;
 }
 
+/* Globals and statics: one instance for the whole program, by key. */
+static bool program_level(const struct ppw_static_var *v)
+{
+    return (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0];
+}
+
 static int32_t param_root(const struct ppw_static_func *f, int32_t v)
 {
     for (int depth = 0; v >= 0 && depth <= (int)f->var_count; depth++) {
@@ -150,8 +156,9 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
     s->slot = calloc(n, sizeof *s->slot);
     s->root = calloc(n, sizeof *s->root);
     s->mark = calloc(n, sizeof *s->mark);
+    s->held = calloc(n, sizeof *s->held);
     s->pos = calloc(n, sizeof *s->pos);
-    if (!s->slot || !s->root || !s->mark || !s->pos ||
+    if (!s->slot || !s->root || !s->mark || !s->held || !s->pos ||
         !collect_locs(f, false, &s->incl, &s->nincl) ||
         !collect_locs(f, true, &s->excl, &s->nexcl)) {
         a->oom = true;
@@ -162,7 +169,20 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
         s->root[v] = param_root(f, (int32_t)v);
         if (f->vars[v].kind == PPW_VAR_RETURN && s->ret < 0)
             s->ret = (int32_t)v;
+        s->nglobals += program_level(&f->vars[v]);
     }
+    s->flow_of = calloc(n, sizeof *s->flow_of);
+    s->globals = calloc(s->nglobals ? s->nglobals : 1, sizeof *s->globals);
+    if (!s->flow_of || !s->globals) {
+        a->oom = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < f->flow_count; i++)
+        s->flow_of[f->flows[i].source] = &f->flows[i];
+    s->nglobals = 0;
+    for (size_t v = 0; v < f->var_count; v++)
+        if (program_level(&f->vars[v]))
+            s->globals[s->nglobals++] = (uint32_t)v;
     s->ready = true;
     return s;
 }
@@ -174,7 +194,10 @@ static void fstate_free(struct fstate *s)
     free(s->slot);
     free(s->root);
     free(s->mark);
+    free(s->held);
     free(s->pos);
+    free(s->flow_of);
+    free(s->globals);
     ppw_attr_access_free(s);
 }
 
@@ -251,12 +274,14 @@ static void contexts(struct attr *a, const struct ppw_blame_stack *st)
 
 /* ---- blame within a frame ---- */
 
-static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written)
+static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written,
+                      bool receiver)
 {
     if (s->mark[var] == a->frame_serial) {
         struct entry *e = &a->entries[s->pos[var]];
         e->excl |= excl;
         e->written |= written;
+        e->receiver |= receiver;
         return;
     }
     if (!ppw_array_reserve(&a->entries, &a->entries_cap, a->nentries + 1, sizeof *a->entries)) {
@@ -265,7 +290,20 @@ static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool w
     }
     s->mark[var] = a->frame_serial;
     s->pos[var] = (uint32_t)a->nentries;
-    a->entries[a->nentries++] = (struct entry){(uint32_t)var, excl, written};
+    a->entries[a->nentries++] = (struct entry){(uint32_t)var, excl, written, receiver};
+}
+
+static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written)
+{
+    add_entry(a, s, var, excl, written, false);
+}
+
+/* A variable that receives blame from a call (bound to a callee's blamed
+ * exit variable, or written by a library): what the frame computes from it
+ * is blamed too (bubble). */
+static void add_receiver(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written)
+{
+    add_entry(a, s, var, excl, written, true);
 }
 
 static bool loc_matches(const struct loc_ref *l, const struct ppw_blame_frame *at)
@@ -361,7 +399,7 @@ static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t 
         c = ppw_attr_find_call(f, at, NULL, NULL, PPW_CALL_LIBRARY);
     for (size_t i = 0; c && i < c->binding_count; i++)
         if (c->bindings[i].mode == PPW_BIND_WRITTEN && c->bindings[i].var >= 0)
-            add(a, s, c->bindings[i].var, true, true);
+            add_receiver(a, s, c->bindings[i].var, true, true);
 }
 
 /* A callee field (path under formal, e.g. "->cells[].energy") that no
@@ -384,7 +422,7 @@ static void bind_field(struct attr *a, const struct ppw_static_func *f, struct f
             continue;
         for (size_t v = 0; v < f->var_count; v++)
             if (f->vars[v].kind == PPW_VAR_FIELD && strcmp(f->vars[v].name, name) == 0)
-                add(a, caller, (int32_t)v, excl, true);
+                add_receiver(a, caller, (int32_t)v, excl, true);
     }
 }
 
@@ -424,7 +462,7 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
             if (b->var < 0 || (!by_return && !by_arg) || strcmp(b->callee_path, path) != 0 ||
                 (c->kind != PPW_CALL_TASK && b->formal != formal))
                 continue;
-            add(a, caller, b->var, e.excl, by_arg);
+            add_receiver(a, caller, b->var, e.excl, by_arg);
             bound = true;
         }
         if (!bound && path[0] && formal >= 0 && c->kind != PPW_CALL_TASK)
@@ -446,13 +484,33 @@ static void blame_caller(struct attr *a, const struct ppw_blame_stack *st, size_
         const struct ppw_static_func *callee = &a->graph->funcs[a->done[from].func];
         c = ppw_attr_find_call(f, &st->frames[j], callee->linkage_name, callee->name, 0);
     }
-    if (!s || !begin_frame(a, j, func) || !c)
+    if (!s || !begin_frame(a, j, func))
+        return;
+    /* a global or static blamed below: one instance, which this frame reads */
+    for (size_t i = 0; i < s->nglobals; i++) {
+        struct ppw_strmap_entry *e = ppw_strmap_find(&a->globals, f->vars[s->globals[i]].key);
+        if (e && a->slots[e->value].stamp_incl == a->serial)
+            add_receiver(a, s, (int32_t)s->globals[i], false, false);
+    }
+    if (!c)
         return;
     transfer(a, f, s, &a->done[from], c);
+    /* The caller's graph takes a call's result as computed from the memory
+     * its pointer arguments point to; what the callee really returned from
+     * is known here: a receiver of the return that the transfer left
+     * unblamed stays so (seed 002 Figure 3.3: r holds foo's temp, not x). */
+    for (size_t i = 0; i < c->binding_count; i++) {
+        int32_t var = c->bindings[i].var;
+        if (c->bindings[i].mode == PPW_BIND_RETURN && var >= 0 && s->mark[var] != a->frame_serial)
+            s->held[var] = a->frame_serial;
+    }
 }
 
 /* Fields blame their ancestors; what flows into the return value blames
- * <return>.  The entries list grows while it is walked. */
+ * <return>; what is computed from a receiver is blamed (the forward closure:
+ * seed 002 §3.1, explicit transfer of the blame a call transferred), and so
+ * is what is computed from that, its parents included.  The entries list
+ * grows while it is walked. */
 static void bubble(struct attr *a, struct frame_blame *fb)
 {
     const struct ppw_static_func *f = &a->graph->funcs[fb->func];
@@ -461,7 +519,11 @@ static void bubble(struct attr *a, struct frame_blame *fb)
         struct entry e = a->entries[k];
         const struct ppw_static_var *v = &f->vars[e.var];
         if (v->parent >= 0)
-            add(a, s, v->parent, e.excl, e.written);
+            add_entry(a, s, v->parent, e.excl, e.written, e.receiver);
+        const struct ppw_static_flow *flow = e.receiver ? s->flow_of[e.var] : NULL;
+        for (size_t t = 0; flow && t < flow->target_count; t++)
+            if (s->held[flow->targets[t]] != a->frame_serial)
+                add_receiver(a, s, (int32_t)flow->targets[t], false, false);
         if ((v->flags & PPW_VAR_EXIT_RETURNED) && v->kind != PPW_VAR_RETURN && s->ret >= 0)
             add(a, s, s->ret, false, false);
     }
@@ -487,8 +549,7 @@ struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var)
     struct fstate *s = &a->fs[func];
     if (s->slot[var])
         return &a->slots[s->slot[var] - 1];
-    bool program_level = (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0];
-    if (program_level) {
+    if (program_level(v)) {
         bool added;
         struct ppw_strmap_entry *e = ppw_strmap_put(&a->globals, v->key, a->nslots, &added);
         if (!e || (added && !new_slot(a, func, var, true))) {

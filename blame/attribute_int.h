@@ -28,7 +28,11 @@ struct fstate {
     int32_t *root;  /* per variable: the parameter it is (or lies under), -1 */
     int32_t ret;    /* the <return> variable, -1 */
     uint64_t *mark; /* per variable: the frame serial that listed it */
+    uint64_t *held; /* per variable: the frame serial in which the closure may not add it */
     uint32_t *pos;  /* ... and where, in the entries */
+    const struct ppw_static_flow **flow_of; /* per variable: what is computed from it, NULL */
+    uint32_t *globals;                      /* its global and static variables */
+    size_t nglobals;
     const struct ppw_static_access **acc; /* accesses sorted by line (access.c) */
     size_t nacc;
     bool acc_ready;
@@ -44,8 +48,9 @@ struct access_share {
 /* A variable blamed in one frame of the stack being attributed. */
 struct entry {
     uint32_t var;
-    bool excl;    /* exclusively */
-    bool written; /* written through by a callee: a parameter transfers on */
+    bool excl;     /* exclusively */
+    bool written;  /* written through by a callee: a parameter transfers on */
+    bool receiver; /* received blame from a call: what is computed from it is blamed */
 };
 
 /* The entries of one user frame: entries[first, first + count). */

@@ -47,7 +47,7 @@ struct parser {
     bool have_strtab, have_unit_record;
 
     /* the FUNC whose VAR and CALL records are being read */
-    bool in_func, have_access;
+    bool in_func, have_access, have_flow;
     size_t func_pos; /* section offset of its record */
     uint64_t vars_announced, calls_announced;
 };
@@ -348,6 +348,7 @@ static int read_func(struct parser *p, struct cursor *c, size_t chunk_end)
     g->func_count++;
     p->in_func = true;
     p->have_access = false;
+    p->have_flow = false;
     return 0;
 }
 
@@ -551,6 +552,61 @@ static int read_access(struct parser *p, struct cursor *c)
     return 0;
 }
 
+/* The variables computed from each variable (format 1.2), after its VARs. */
+static int read_flow(struct parser *p, struct cursor *c)
+{
+    size_t record_pos = c->pos - 8;
+    if (!p->in_func)
+        return CORRUPT(p, record_pos, "FLOW record outside a FUNC");
+    struct ppw_static_func *func = current_func(p);
+    if (p->have_flow)
+        return CORRUPT(p, record_pos, "FUNC '%s' has a second FLOW record", func->name);
+    p->have_flow = true;
+    size_t at = c->pos;
+    uint64_t count;
+    int rc = read_uleb(p, c, "FLOW entry_count", &count);
+    if (rc)
+        return rc;
+    if (count > (c->end - c->pos) / 2)
+        return CORRUPT(p, at, "FLOW entry_count %llu cannot fit in the %zu bytes left",
+                       (unsigned long long)count, c->end - c->pos);
+    func->flows = ppw_arena_calloc(p->graph->arena, count, sizeof *func->flows);
+    if (count && !func->flows)
+        return no_memory(p);
+    for (size_t i = 0; i < count; i++) {
+        struct ppw_static_flow *flow = &func->flows[i];
+        uint64_t targets;
+        at = c->pos;
+        if ((rc = read_u32(p, c, "FLOW source", &flow->source)))
+            return rc;
+        if (flow->source >= func->var_count)
+            return CORRUPT(p, at, "FUNC '%s': FLOW names variable %u of %zu read so far",
+                           func->name, flow->source, func->var_count);
+        if (i && flow->source <= func->flows[i - 1].source)
+            return CORRUPT(p, at, "FUNC '%s': FLOW sources out of order", func->name);
+        at = c->pos;
+        if ((rc = read_uleb(p, c, "FLOW target_count", &targets)))
+            return rc;
+        if (targets == 0 || targets > c->end - c->pos)
+            return CORRUPT(p, at, "FLOW target_count %llu is 0 or cannot fit in the %zu bytes left",
+                           (unsigned long long)targets, c->end - c->pos);
+        flow->targets = ppw_arena_calloc(p->graph->arena, targets, sizeof *flow->targets);
+        if (!flow->targets)
+            return no_memory(p);
+        for (size_t t = 0; t < targets; t++) {
+            at = c->pos;
+            if ((rc = read_u32(p, c, "FLOW target", &flow->targets[t])))
+                return rc;
+            if (flow->targets[t] >= func->var_count || flow->targets[t] == flow->source)
+                return CORRUPT(p, at, "FUNC '%s': FLOW target %u is not another variable",
+                               func->name, flow->targets[t]);
+        }
+        flow->target_count = targets;
+        func->flow_count = i + 1;
+    }
+    return 0;
+}
+
 /* Fields past the ones read here are a newer minor version's: ignored. */
 static int read_record(struct parser *p, uint32_t kind, struct cursor *body, size_t chunk_end)
 {
@@ -564,6 +620,7 @@ static int read_record(struct parser *p, uint32_t kind, struct cursor *body, siz
     case PPW_REC_CALL: return read_call(p, body);
     case PPW_REC_GLOBAL: return (rc = close_func(p, body->pos - 8)) ? rc : read_global(p, body);
     case PPW_REC_ACCESS: return read_access(p, body);
+    case PPW_REC_FLOW: return read_flow(p, body);
     default: return 0; /* a newer minor version's record kind */
     }
 }

@@ -61,6 +61,14 @@ struct ppw_static_access {
     size_t entry_count;
 };
 
+/* Since format 1.2: the variables whose values are computed from source in
+ * this function (explicit and implicit transfer, transitively). */
+struct ppw_static_flow {
+    uint32_t source;
+    uint32_t *targets;
+    size_t target_count;
+};
+
 struct ppw_static_func {
     const char *name, *linkage_name, *file;
     uint32_t line, flags; /* enum ppw_func_flag */
@@ -71,6 +79,8 @@ struct ppw_static_func {
     size_t call_count;
     struct ppw_static_access *accesses; /* sorted by location as written; NULL before 1.1 */
     size_t access_count;
+    struct ppw_static_flow *flows; /* by source; NULL before 1.2 */
+    size_t flow_count;
     size_t unit; /* index into graph->units */
 };
 
@@ -78,7 +88,7 @@ struct ppw_static_unit {
     const char *source, *comp_dir, *producer;
     uint64_t unit_id;
     uint32_t analysed, skipped_nodebug;
-    uint16_t minor; /* the chunk's minor format version (1: has ACCESS records) */
+    uint16_t minor; /* the chunk's minor format version (1: has ACCESS records, 2: FLOW) */
 };
 
 struct ppw_static_global {

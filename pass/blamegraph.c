@@ -741,6 +741,7 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
                                 &out->vars[i]);
     ppw_graph_fill_calls(&graph, out);
     ppw_graph_fill_accesses(&graph, out);
+    ppw_graph_fill_flows(&graph, sets, component, out);
     for (size_t i = 0; i < components; i++)
         free(sets[i]);
     free(sets);
@@ -759,5 +760,8 @@ void ppw_blamegraph_free_result(struct ppw_result_func *result)
         free(result->calls[i].bindings);
     free(result->calls);
     free(result->accesses);
+    for (size_t i = 0; i < result->flow_count; i++)
+        free(result->flows[i].targets);
+    free(result->flows);
     memset(result, 0, sizeof *result);
 }

@@ -54,6 +54,15 @@ struct ppw_result_access {
     unsigned reads, writes;
 };
 
+/* The variables computed from one variable in this function (explicit and
+ * implicit transfer, through temporaries, transitively): where blame that
+ * reaches `source` from a callee flows on (ppw-blame's forward closure). */
+struct ppw_result_flow {
+    int source;   /* index into vars */
+    int *targets; /* indices into vars, ascending */
+    size_t target_count;
+};
+
 struct ppw_result_func {
     const char *name, *linkage_name, *file;
     unsigned line, flags;
@@ -64,6 +73,8 @@ struct ppw_result_func {
     size_t call_count;
     struct ppw_result_access *accesses; /* sorted by location, then var */
     size_t access_count;
+    struct ppw_result_flow *flows; /* by source, ascending; sources with targets only */
+    size_t flow_count;
 };
 
 struct ppw_blamegraph_context {

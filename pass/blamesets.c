@@ -75,13 +75,27 @@ int ppw_graph_export_of(const struct ppw_memory *memory, int node)
     return -1;
 }
 
-/* Tarjan's strongly connected components, iteratively, then one bitset of
- * locations per component, built sinks first.  Returns NULL when the sets
- * would be too large. */
+/* The exported variable a read of vertex v reads (what a load of a node
+ * reads is its VIEW vertex), or -1. */
+static int read_variable(const struct graph *graph, int v)
+{
+    const struct vertex *vertex = &graph->vertices[v];
+    if (vertex->kind != VERTEX_VIEW || vertex->node < 0)
+        return -1;
+    return ppw_graph_export_of(&graph->memory, vertex->node);
+}
+
+/* Tarjan's strongly connected components, iteratively, then one bitset per
+ * component, built sinks first: the locations reachable (bits 0 to
+ * loc_count - 1), then, from ppw_graph_location_words(graph) words on, the
+ * exported variables whose memory is read on the way (the variables a
+ * variable's value is computed from).  Returns NULL when the sets would be
+ * too large. */
 uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
                                          size_t *component_count)
 {
-    size_t n = graph->vertex_count, words = (graph->loc_count + 63) / 64;
+    size_t n = graph->vertex_count, loc_words = ppw_graph_location_words(graph);
+    size_t words = loc_words + (graph->exported.count + 63) / 64;
     int *index = ppw_xcalloc(n, sizeof *index), *low = ppw_xcalloc(n, sizeof *low);
     int *on_stack = ppw_xcalloc(n, sizeof *on_stack),
         *component = ppw_xcalloc(n, sizeof *component);
@@ -138,6 +152,9 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
                 const struct vertex *member = &graph->vertices[stack[s]];
                 if (member->loc >= 0)
                     bits[member->loc / 64] |= 1ull << (member->loc % 64);
+                int read = read_variable(graph, stack[s]);
+                if (read >= 0)
+                    bits[loc_words + (size_t)read / 64] |= 1ull << (read % 64);
                 for (size_t e = 0; e < member->edges.count; e++) {
                     int target = component[member->edges.items[e] / 4];
                     if (on_stack[member->edges.items[e] / 4] || target == (int)set_count)
@@ -166,6 +183,11 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
     *component_of = component;
     *component_count = set_count;
     return sets;
+}
+
+size_t ppw_graph_location_words(const struct graph *graph)
+{
+    return (graph->loc_count + 63) / 64;
 }
 
 /* ---- results -------------------------------------------------------------- */
@@ -303,4 +325,44 @@ void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out)
             call->binding_count++;
         }
     }
+}
+
+/* One variable above the other in the field and pointee hierarchy: their
+ * relation is the hierarchy's (a field blames its parent), not data flow. */
+static int related(const struct ppw_result_func *out, int a, int b)
+{
+    for (int at = out->vars[a].parent, depth = 0; at >= 0 && depth < 64;
+         at = out->vars[at].parent, depth++)
+        if (at == b)
+            return 1;
+    for (int at = out->vars[b].parent, depth = 0; at >= 0 && depth < 64;
+         at = out->vars[at].parent, depth++)
+        if (at == a)
+            return 1;
+    return 0;
+}
+
+void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
+                          struct ppw_result_func *out)
+{
+    size_t count = graph->exported.count, offset = ppw_graph_location_words(graph);
+    if (!sets || !count)
+        return;
+    struct ppw_intvec *into = ppw_xcalloc(count, sizeof *into);
+    for (size_t w = 0; w < count; w++) {
+        const uint64_t *bits = sets[component[graph->export_vertex[w]]] + offset;
+        for (size_t r = 0; r < count; r++)
+            if (r != w && ((bits[r / 64] >> (r % 64)) & 1) && !related(out, (int)r, (int)w))
+                ppw_intvec_push(&into[r], (int)w);
+    }
+    for (size_t r = 0; r < count; r++)
+        out->flow_count += into[r].count > 0;
+    out->flows = ppw_xcalloc(out->flow_count + 1, sizeof *out->flows);
+    size_t k = 0;
+    for (size_t r = 0; r < count; r++) {
+        if (!into[r].count)
+            continue;
+        out->flows[k++] = (struct ppw_result_flow){(int)r, into[r].items, into[r].count};
+    }
+    free(into);
 }

@@ -312,8 +312,14 @@ void ppw_graph_bind_receivers(struct graph *graph)
     for (size_t i = 0; i < graph->call_count; i++)
         ppw_ptrmap_put(&site_of_vertex, (const void *)(uintptr_t)(graph->calls[i].vertex + 1),
                        (int)i);
-    for (size_t i = 0; i < graph->exported.count; i++) {
-        int node = graph->exported.items[i];
+    /* Every written node shown as a variable, not only exported ones: a
+     * result stored through a pointer parameter (tmp[k] = work(k)) lands in
+     * the pointee, which is shown under the parameter. */
+    for (size_t n = 0; n < graph->memory.node_count; n++) {
+        int node = (int)n;
+        if (!graph->memory.nodes[n].write_locs.count ||
+            ppw_graph_export_of(&graph->memory, node) < 0)
+            continue;
         struct ppw_intvec calls = {0};
         data_sources(graph, ppw_graph_self(graph, node), NULL, &calls);
         for (size_t c = 0; c < calls.count; c++) {

@@ -174,6 +174,23 @@ static void encode_accesses(struct encoder *encoder, const struct ppw_result_fun
     end_record(encoder, PPW_REC_ACCESS);
 }
 
+/* One FLOW record (since 1.2): for each variable that others are computed
+ * from, those others. */
+static void encode_flows(struct encoder *encoder, const struct ppw_result_func *function)
+{
+    if (!function->flow_count)
+        return;
+    put_uleb(&encoder->record, function->flow_count);
+    for (size_t i = 0; i < function->flow_count; i++) {
+        const struct ppw_result_flow *flow = &function->flows[i];
+        put_uleb(&encoder->record, (uint64_t)flow->source);
+        put_uleb(&encoder->record, flow->target_count);
+        for (size_t t = 0; t < flow->target_count; t++)
+            put_uleb(&encoder->record, (uint64_t)flow->targets[t]);
+    }
+    end_record(encoder, PPW_REC_FLOW);
+}
+
 static void encode_function(struct encoder *encoder, const struct ppw_result_func *function)
 {
     put_str(encoder, function->name);
@@ -220,6 +237,7 @@ static void encode_function(struct encoder *encoder, const struct ppw_result_fun
         end_record(encoder, PPW_REC_CALL);
     }
     encode_accesses(encoder, function);
+    encode_flows(encoder, function);
 }
 
 static void encode_unit(struct encoder *encoder, const struct ppw_export_unit *unit)

@@ -122,6 +122,11 @@ void ppw_graph_select_exports(struct graph *graph);
 int ppw_graph_export_of(const struct ppw_memory *memory, int node);
 uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
                                          size_t *component_count);
+/* Where a reachability set's variable bits start, in 64-bit words. */
+size_t ppw_graph_location_words(const struct graph *graph);
+/* The variables each variable is computed from, inverted: out->flows. */
+void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
+                          struct ppw_result_func *out);
 void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *inclusive,
                              struct ppw_result_var *out);
 void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out);

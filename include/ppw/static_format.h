@@ -13,7 +13,7 @@
 #define PPW_STATIC_SECTION ".ppw.blame"
 #define PPW_STATIC_MAGIC "PPWB"
 #define PPW_STATIC_MAJOR 1
-#define PPW_STATIC_MINOR 1 /* 1.1 added PPW_REC_ACCESS */
+#define PPW_STATIC_MINOR 2 /* 1.1 added PPW_REC_ACCESS, 1.2 PPW_REC_FLOW */
 #define PPW_STATIC_HEADER_SIZE 40
 
 /* Chunk header, little-endian, at offset 0 of each chunk:
@@ -36,6 +36,11 @@ enum ppw_static_record {
      * location: str file, u line, u col, u entry_count, then per entry:
      * u var (index into the FUNC's vars), u reads, u writes. */
     PPW_REC_ACCESS = 7,
+    /* Since 1.2, at most one per FUNC, after its VARs: the variables computed
+     * from each variable.  u entry_count, then per entry: u source, u
+     * target_count, then target_count × u target (indices into the FUNC's
+     * vars, ascending). */
+    PPW_REC_FLOW = 8,
 };
 
 enum ppw_func_flag {

@@ -240,7 +240,7 @@ ok run
 python3 - lookup_O0 lookup_v10 <<'EOF' || fail "could not patch the format version"
 import sys
 data = bytearray(open(sys.argv[1], "rb").read())
-magic = b"PPWB\x01\x00\x01\x00"
+magic = b"PPWB\x01\x00"
 at = data.find(magic)
 assert at >= 0
 while at >= 0:

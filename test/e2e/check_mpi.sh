@@ -341,10 +341,14 @@ case_hybrid() {
         all.json >n.json
     sampled "field@main" n.json '{n, observed: .field, op: ">=", threshold: .loop,
         from: "exact: the samples in the outlined loop"}'
-    # field comes first: the other variables are blamed at main's own lines
-    # (calloc, the final MPI_Allreduce, where a rank waits for the other
-    # only as long as it lags behind in the same loop).
-    jqok all.json '.variables[0].name == "field" and .variables[0].function == "main"' ||
+    # field, or what main computes from it after the loop (local = field[11],
+    # then total, reduced from local), comes first: blame that reaches field
+    # from the loop flows on to local and total (docs/ppw-blame.md,
+    # "Attribution"), which also have main's own lines (the final
+    # MPI_Allreduce).  The other variables only have main's own lines.
+    jqok all.json '(.variables[0].name | IN("field", "local", "total")) and .variables[0].function == "main"
+        and ([.variables[] | select(.function == "main" and .name == "total") | .samples] | first // 0) >=
+            ([.variables[] | select(.function == "main" and .name == "local") | .samples] | first // 0)' ||
         fail "report: $(jq -c '[.variables[0:3][] | {name, function, samples}]' all.json)"
     "$blame" code h/job --flat --top 0 --format json >code.json || fail "code"
     # The flat view finds the outlined function, and main holds exactly the

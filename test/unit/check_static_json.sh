@@ -12,8 +12,9 @@ check() { # name, jq filter (must be true), file
 check shape '
   (keys_unsorted == ["build_id", "functions"]) and all(.functions[];
     keys_unsorted == ["name", "linkage_name", "file", "line", "outlined_from", "variables", "calls",
-                     "accesses", "flags"]
+                     "accesses", "flows", "flags"]
     and all(.accesses[]; keys_unsorted == ["file", "line", "col", "variable", "reads", "writes"])
+    and all(.flows[]; keys_unsorted == ["from", "to"] and (.to | length > 0))
     and all(.variables[];
       keys_unsorted == ["name", "kind", "type", "decl_line", "exit", "lines", "exclusive_lines",
                         "locations", "parent", "param_index", "flags"]

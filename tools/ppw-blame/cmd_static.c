@@ -198,6 +198,20 @@ static void text_access(FILE *out, const struct ppw_static_func *func,
     }
 }
 
+/* "  flow t -> acc, <return>": the variables computed from t. */
+static void text_flow(FILE *out, const struct ppw_static_func *func,
+                      const struct ppw_static_flow *flow)
+{
+    fputs("  flow ", out);
+    cli_text(out, var_name(func, (int32_t)flow->source));
+    fputs(" ->", out);
+    for (size_t i = 0; i < flow->target_count; i++) {
+        fputs(i ? ", " : " ", out);
+        cli_text(out, var_name(func, (int32_t)flow->targets[i]));
+    }
+    putc('\n', out);
+}
+
 static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("function ", out);
@@ -222,6 +236,8 @@ static int text_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
         text_call(out, func, &func->calls[i]);
     for (size_t i = 0; i < func->access_count; i++)
         text_access(out, func, &func->accesses[i]);
+    for (size_t i = 0; i < func->flow_count; i++)
+        text_flow(out, func, &func->flows[i]);
     return 0;
 }
 
@@ -344,6 +360,24 @@ static void json_accesses(FILE *out, const struct ppw_static_func *func)
     putc(']', out);
 }
 
+static void json_flows(FILE *out, const struct ppw_static_func *func)
+{
+    putc('[', out);
+    for (size_t i = 0; i < func->flow_count; i++) {
+        const struct ppw_static_flow *flow = &func->flows[i];
+        fputs(i ? ",{\"from\":" : "{\"from\":", out);
+        json_string_or_null(out, var_name(func, (int32_t)flow->source));
+        fputs(",\"to\":[", out);
+        for (size_t t = 0; t < flow->target_count; t++) {
+            if (t)
+                putc(',', out);
+            json_string_or_null(out, var_name(func, (int32_t)flow->targets[t]));
+        }
+        fputs("]}", out);
+    }
+    putc(']', out);
+}
+
 static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_func *func)
 {
     fputs("{\"name\":", out);
@@ -369,6 +403,8 @@ static int json_func(FILE *out, struct line_buf *buf, const struct ppw_static_fu
     }
     fputs("],\"accesses\":", out);
     json_accesses(out, func);
+    fputs(",\"flows\":", out);
+    json_flows(out, func);
     fputs(",\"flags\":[", out);
     const char *separator = "";
     if (func->flags & PPW_FUNC_ANALYSED)
