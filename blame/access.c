@@ -103,125 +103,22 @@ static void leaf_shares(struct attr *a, int32_t func, const struct ppw_blame_fra
     }
 }
 
-/* The caller variables a callee variable's share moves to at call c: those
- * bound to its parameter at its path, else the caller's field of that path
- * under the actual, else the actual itself.  Returns how many were written
- * to vars (at most max). */
-static size_t actuals(const struct ppw_static_func *caller, const struct ppw_static_func *callee,
-                      const struct fstate *cs, uint32_t var, const struct ppw_static_call *c,
-                      int32_t *vars, size_t max)
-{
-    const struct ppw_static_var *v = &callee->vars[var];
-    const char *path = "";
-    int32_t formal = -1;
-    size_t n = 0;
-    if (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC || v->kind == PPW_VAR_RETURN)
-        return 0; /* program-level: charged where it is */
-    if (c->kind == PPW_CALL_TASK) {
-        path = v->name; /* a task's shareds bind by name */
-    } else {
-        int32_t root = cs->root[var];
-        size_t len = root >= 0 ? strlen(callee->vars[root].name) : 0;
-        if (root < 0 || strncmp(v->name, callee->vars[root].name, len) != 0)
-            return 0; /* a local of the callee */
-        formal = callee->vars[root].param_index;
-        path = v->name + len;
-    }
-    for (int round = 0; round < 3 && !n; round++) {
-        for (size_t i = 0; i < c->binding_count && n < max; i++) {
-            const struct ppw_static_binding *b = &c->bindings[i];
-            if (b->var < 0 || (b->mode != PPW_BIND_REF && b->mode != PPW_BIND_VALUE) ||
-                (c->kind != PPW_CALL_TASK && b->formal != formal))
-                continue;
-            if (round == 0 && strcmp(b->callee_path, path) == 0) {
-                vars[n++] = b->var;
-            } else if (round == 1 && path[0] && !b->callee_path[0] && c->kind != PPW_CALL_TASK) {
-                /* p->cells[].energy for p, g.cells[].energy for &g */
-                const char *name = caller->vars[b->var].name;
-                bool deref = b->mode == PPW_BIND_REF && strncmp(path, "->", 2) == 0;
-                const char *tail = deref ? path + 2 : path;
-                size_t len = strlen(name);
-                for (size_t k = 0; k < caller->var_count && n < max; k++) {
-                    const char *field = caller->vars[k].name;
-                    if (caller->vars[k].kind == PPW_VAR_FIELD && strncmp(field, name, len) == 0 &&
-                        (deref ? field[len] == '.' && strcmp(field + len + 1, tail) == 0
-                               : strcmp(field + len, tail) == 0))
-                        vars[n++] = (int32_t)k;
-                }
-            } else if (round == 2 && !b->callee_path[0] && c->kind != PPW_CALL_TASK) {
-                vars[n++] = b->var;
-            }
-        }
-    }
-    return n;
-}
-
-static void charge_share(struct attr *a, const struct ppw_blame_stack *st,
-                         const struct access_share *share)
-{
-    struct slot *slot = ppw_attr_slot(a, share->func, share->var);
-    if (!slot)
-        return;
-    slot->acc_read += share->read * (double)st->samples;
-    slot->acc_write += share->write * (double)st->samples;
-    slot->acc_read_w += share->read * st->weight;
-    slot->acc_write_w += share->write * st->weight;
-}
-
-/* At caller frame j (function caller_func), each share moves through the
- * call that names its function to the variables bound to it.  A share no
- * call of this frame names, or that the call binds to nothing, waits: a
- * frame further up may name its function (an OpenMP task body is named by
- * the TASK call two frames up, its runtime entry in between). */
-static void move_shares(struct attr *a, int32_t caller_func, const struct ppw_blame_frame *at)
-{
-    const struct ppw_static_func *caller = &a->graph->funcs[caller_func];
-    if (!ppw_attr_fstate(a, caller_func))
-        return;
-    int32_t vars[16];
-    int32_t callee_func = -1; /* the shares mostly lie in one or two functions */
-    const struct ppw_static_call *c = NULL;
-    a->nmoved = 0;
-    for (size_t i = 0; i < a->nshares && !a->oom; i++) {
-        const struct access_share *share = &a->shares[i];
-        const struct ppw_static_func *callee = &a->graph->funcs[share->func];
-        if (share->func != callee_func) {
-            callee_func = share->func;
-            c = ppw_attr_find_call(caller, at, callee->linkage_name, callee->name, 0);
-        }
-        size_t n = c ? actuals(caller, callee, &a->fs[share->func], share->var, c, vars, 16) : 0;
-        if (!n && !push_share(&a->moved, &a->nmoved, &a->moved_cap, *share))
-            a->oom = true;
-        for (size_t k = 0; k < n; k++) {
-            struct access_share moved = {caller_func, (uint32_t)vars[k], share->read / (double)n,
-                                         share->write / (double)n};
-            if (!push_share(&a->moved, &a->nmoved, &a->moved_cap, moved))
-                a->oom = true;
-        }
-    }
-    struct access_share *list = a->shares;
-    size_t cap = a->shares_cap;
-    a->shares = a->moved, a->shares_cap = a->moved_cap, a->nshares = a->nmoved;
-    a->moved = list, a->moved_cap = cap, a->nmoved = 0;
-}
-
 void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, size_t u)
 {
     a->nshares = 0;
     leaf_shares(a, a->func_of[u], &st->frames[u]);
-    if (!a->nshares)
-        return;
-    for (size_t i = 0; i < a->nshares; i++) {
-        a->access_samples += (a->shares[i].read + a->shares[i].write) * (double)st->samples;
-        a->access_weight += (a->shares[i].read + a->shares[i].write) * st->weight;
+    for (size_t i = 0; i < a->nshares && !a->oom; i++) {
+        const struct access_share *share = &a->shares[i];
+        a->access_samples += (share->read + share->write) * (double)st->samples;
+        a->access_weight += (share->read + share->write) * st->weight;
+        /* the datum: a parameter's share is the caller's actual's, up the
+         * chain of the stack's calls, with its field path */
+        struct slot *slot = ppw_attr_datum(a, 0, share->var, NULL);
+        if (!slot)
+            continue;
+        slot->acc_read += share->read * (double)st->samples;
+        slot->acc_write += share->write * (double)st->samples;
+        slot->acc_read_w += share->read * st->weight;
+        slot->acc_write_w += share->write * st->weight;
     }
-    for (size_t i = u, j; !a->oom && !ppw_attr_stops(a, a->func_of[i]); i = j) {
-        for (j = i + 1; j < st->nframes && a->func_of[j] < 0;)
-            j++;
-        if (j == st->nframes)
-            break;
-        move_shares(a, a->func_of[j], &st->frames[j]);
-    }
-    for (size_t k = 0; k < a->nshares && !a->oom; k++)
-        charge_share(a, st, &a->shares[k]);
 }

@@ -177,6 +177,10 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
         a->oom = true;
         return NULL;
     }
+    if (!ppw_attr_datum_fstate(a, s, f)) {
+        a->oom = true;
+        return NULL;
+    }
     for (size_t i = 0; i < f->flow_count; i++)
         s->flow_of[f->flows[i].source] = &f->flows[i];
     s->nglobals = 0;
@@ -198,6 +202,7 @@ static void fstate_free(struct fstate *s)
     free(s->pos);
     free(s->flow_of);
     free(s->globals);
+    ppw_attr_datum_fstate_free(s);
     ppw_attr_access_free(s);
 }
 
@@ -366,16 +371,13 @@ const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f
     return line_match;
 }
 
-/* Starts the entries of user frame i (function func). */
-static struct frame_blame *begin_frame(struct attr *a, size_t i, int32_t func)
+/* Starts the entries of chain frame k. */
+static struct frame_blame *begin_frame(struct attr *a, size_t k)
 {
-    if (!ppw_array_reserve(&a->done, &a->done_cap, a->ndone + 1, sizeof *a->done)) {
-        a->oom = true;
-        return NULL;
-    }
     a->frame_serial++;
-    struct frame_blame *fb = &a->done[a->ndone++];
-    *fb = (struct frame_blame){i, func, a->nentries, 0};
+    struct frame_blame *fb = &a->done[k];
+    fb->first = a->nentries;
+    fb->count = 0;
     return fb;
 }
 
@@ -386,8 +388,9 @@ static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t 
 {
     int32_t func = a->func_of[u];
     struct fstate *s = ppw_attr_fstate(a, func);
-    if (!s || !begin_frame(a, u, func))
+    if (!s)
         return;
+    begin_frame(a, 0);
     const struct ppw_blame_frame *at = &st->frames[u];
     match_location(a, s, at);
     if (u == 0)
@@ -470,21 +473,15 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
     }
 }
 
-/* Caller frame j: the call at its location into one of the frames below
- * (the nearest whose function the call names: a task's call names the task
- * body, below its runtime entry), and the transfer through it. */
-static void blame_caller(struct attr *a, const struct ppw_blame_stack *st, size_t j)
+/* Chain frame k above the leaf: the globals blamed below, and the transfer
+ * through its call into the frame it called. */
+static void blame_caller(struct attr *a, size_t k)
 {
-    int32_t func = a->func_of[j];
+    struct frame_blame *fb = begin_frame(a, k);
+    int32_t func = fb->func;
     struct fstate *s = ppw_attr_fstate(a, func);
     const struct ppw_static_func *f = &a->graph->funcs[func];
-    const struct ppw_static_call *c = NULL;
-    size_t from = a->ndone;
-    while (!c && from-- > 0) {
-        const struct ppw_static_func *callee = &a->graph->funcs[a->done[from].func];
-        c = ppw_attr_find_call(f, &st->frames[j], callee->linkage_name, callee->name, 0);
-    }
-    if (!s || !begin_frame(a, j, func))
+    if (!s)
         return;
     /* a global or static blamed below: one instance, which this frame reads */
     for (size_t i = 0; i < s->nglobals; i++) {
@@ -492,9 +489,10 @@ static void blame_caller(struct attr *a, const struct ppw_blame_stack *st, size_
         if (e && a->slots[e->value].stamp_incl == a->serial)
             add_receiver(a, s, (int32_t)s->globals[i], false, false);
     }
+    const struct ppw_static_call *c = fb->call;
     if (!c)
         return;
-    transfer(a, f, s, &a->done[from], c);
+    transfer(a, f, s, &a->done[fb->from], c);
     /* The caller's graph takes a call's result as computed from the memory
      * its pointer arguments point to; what the callee really returned from
      * is known here: a receiver of the return that the transfer left
@@ -504,6 +502,24 @@ static void blame_caller(struct attr *a, const struct ppw_blame_stack *st, size_
         if (c->bindings[i].mode == PPW_BIND_RETURN && var >= 0 && s->mark[var] != a->frame_serial)
             s->held[var] = a->frame_serial;
     }
+}
+
+/* Whether var is written where control can go after call c (all are,
+ * without a call, or in a graph older than format 1.2). */
+static bool written_after(const struct ppw_static_func *f, const struct ppw_static_call *c,
+                          uint32_t var)
+{
+    if (!c || !f->has_flow)
+        return true;
+    size_t lo = 0, hi = c->written_after_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->written_after[mid] < var)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->written_after_count && c->written_after[lo] == var;
 }
 
 /* Fields blame their ancestors; what flows into the return value blames
@@ -522,7 +538,8 @@ static void bubble(struct attr *a, struct frame_blame *fb)
             add_entry(a, s, v->parent, e.excl, e.written, e.receiver);
         const struct ppw_static_flow *flow = e.receiver ? s->flow_of[e.var] : NULL;
         for (size_t t = 0; flow && t < flow->target_count; t++)
-            if (s->held[flow->targets[t]] != a->frame_serial)
+            if (s->held[flow->targets[t]] != a->frame_serial &&
+                written_after(f, fb->call, flow->targets[t]))
                 add_receiver(a, s, (int32_t)flow->targets[t], false, false);
         if ((v->flags & PPW_VAR_EXIT_RETURNED) && v->kind != PPW_VAR_RETURN && s->ret >= 0)
             add(a, s, s->ret, false, false);
@@ -531,39 +548,6 @@ static void bubble(struct attr *a, struct frame_blame *fb)
 }
 
 /* ---- result slots ---- */
-
-static struct slot *new_slot(struct attr *a, int32_t func, uint32_t var, bool global)
-{
-    if (!ppw_array_reserve(&a->slots, &a->slots_cap, a->nslots + 1, sizeof *a->slots)) {
-        a->oom = true;
-        return NULL;
-    }
-    struct slot *slot = &a->slots[a->nslots++];
-    *slot = (struct slot){.func = func, .var = var, .global = global};
-    return slot;
-}
-
-struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var)
-{
-    const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
-    struct fstate *s = &a->fs[func];
-    if (s->slot[var])
-        return &a->slots[s->slot[var] - 1];
-    if (program_level(v)) {
-        bool added;
-        struct ppw_strmap_entry *e = ppw_strmap_put(&a->globals, v->key, a->nslots, &added);
-        if (!e || (added && !new_slot(a, func, var, true))) {
-            a->oom = true;
-            return NULL;
-        }
-        s->slot[var] = e->value + 1;
-    } else {
-        if (!new_slot(a, func, var, false))
-            return NULL;
-        s->slot[var] = a->nslots;
-    }
-    return &a->slots[s->slot[var] - 1];
-}
 
 static uint64_t ctx_hash(uint32_t slot, uint32_t node)
 {
@@ -620,27 +604,46 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
     slot->ctx[slot->nctx++] = (struct ctx_count){node, samples};
 }
 
-static void charge(struct attr *a, const struct ppw_blame_stack *st, const struct frame_blame *fb)
+/* Whether chain frame fb's <return> is received by a variable of its
+ * caller, which then holds its blame (the result is not a datum apart). */
+static bool return_received(const struct attr *a, const struct frame_blame *fb)
 {
-    for (size_t k = fb->first; k < fb->first + fb->count && !a->oom; k++) {
-        const struct entry *e = &a->entries[k];
-        struct slot *slot = ppw_attr_slot(a, fb->func, e->var);
-        if (!slot || slot->stamp_incl == a->serial)
+    const struct ppw_static_call *c = fb->up >= 0 ? a->done[fb->up].call : NULL;
+    for (size_t i = 0; c && i < c->binding_count; i++)
+        if (c->bindings[i].mode == PPW_BIND_RETURN && c->bindings[i].var >= 0)
+            return true;
+    return false;
+}
+
+/* Counts chain frame k's entries on their datums, each datum once per
+ * stack however many frames and names blame it. */
+static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
+{
+    const struct frame_blame *fb = &a->done[k];
+    const struct ppw_static_func *f = &a->graph->funcs[fb->func];
+    int received = -1; /* not looked up yet */
+    for (size_t i = fb->first; i < fb->first + fb->count && !a->oom; i++) {
+        const struct entry *e = &a->entries[i];
+        if (f->vars[e->var].kind == PPW_VAR_RETURN) {
+            if (received < 0)
+                received = return_received(a, fb);
+            if (received)
+                continue;
+        }
+        size_t where = k;
+        struct slot *slot = ppw_attr_datum(a, k, e->var, &where);
+        if (!slot)
             continue;
-        slot->stamp_incl = a->serial;
-        slot->incl += st->samples;
-        slot->incl_w += st->weight;
-        if (!slot->global)
-            count_context(a, slot, a->ctx_of[fb->frame], st->samples);
         if (e->excl && a->stack_variable && a->stack_variable_frame != fb) {
-            const struct ppw_static_func *f = &a->graph->funcs[fb->func];
-            /* an outlined function's parameter stands for the parent's
-             * variable, which the parent's frame names */
-            if (a->outlined_params || !(f->flags & PPW_FUNC_OUTLINED) ||
-                a->fs[fb->func].root[e->var] < 0) {
-                *a->stack_variable = f->vars[e->var].name; /* outer frames come later */
-                a->stack_variable_frame = fb;
-            }
+            *a->stack_variable = slot->name; /* outer frames come later */
+            a->stack_variable_frame = fb;
+        }
+        if (slot->stamp_incl != a->serial) {
+            slot->stamp_incl = a->serial;
+            slot->incl += st->samples;
+            slot->incl_w += st->weight;
+            if (!slot->global)
+                count_context(a, slot, a->ctx_of[a->done[where].frame], st->samples);
         }
         if (e->excl && slot->stamp_excl != a->serial) {
             slot->stamp_excl = a->serial;
@@ -677,22 +680,18 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
     if (u == n)
         return false; /* no frame of user code */
     a->serial++;
-    a->nentries = a->ndone = 0;
+    a->nentries = 0;
     contexts(a, st);
+    if (!ppw_attr_chain(a, st, u))
+        return true;
     blame_leaf(a, st, u);
-    for (size_t i = u; !a->oom;) {
-        struct frame_blame *fb = &a->done[a->ndone - 1];
-        bubble(a, fb);
-        charge(a, st, fb);
-        if (ppw_attr_stops(a, a->func_of[i]))
-            break;
-        do
-            i++;
-        while (i < n && a->func_of[i] < 0);
-        if (i == n)
-            break;
-        blame_caller(a, st, i);
+    bubble(a, &a->done[0]);
+    for (size_t k = 1; k < a->ndone && !a->oom; k++) {
+        blame_caller(a, k);
+        bubble(a, &a->done[k]);
     }
+    for (size_t k = 0; k < a->ndone && !a->oom; k++)
+        charge(a, st, k);
     if (a->access && !a->oom)
         ppw_attr_access_stack(a, st, u);
     return true;
@@ -747,6 +746,17 @@ static int compare_vars(const void *x, const void *y)
     return strcmp(a->context ? a->context : "", b->context ? b->context : "");
 }
 
+/* "work() result": a return value no caller receives. */
+static const char *result_name(const struct ppw_static_func *f, struct ppw_arena *arena)
+{
+    const char *fn = func_name(f);
+    size_t len = strlen(fn) + sizeof "() result";
+    char *name = ppw_arena_alloc(arena, len);
+    if (name)
+        snprintf(name, len, "%s() result", fn);
+    return name;
+}
+
 static bool build_result(const struct attr *a, struct ppw_blame_result *r)
 {
     if (a->nslots && !(r->vars = ppw_arena_calloc(r->arena, a->nslots, sizeof *r->vars)))
@@ -755,17 +765,17 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         const struct slot *slot = &a->slots[i];
         const struct ppw_static_func *f = &a->graph->funcs[slot->func];
         const struct ppw_static_var *v = &f->vars[slot->var];
-        if (!a->outlined_params && (f->flags & PPW_FUNC_OUTLINED) &&
-            a->fs[slot->func].root[slot->var] >= 0)
-            continue; /* a shared variable of the parent, which is listed */
+        if (!slot->incl && !slot->acc_read && !slot->acc_write)
+            continue;
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
-            .name = v->name,
+            .name = slot->name,
             .function = v->kind == PPW_VAR_GLOBAL ? NULL : func_name(f),
-            .kind = kind_name(v->kind),
-            .type = v->type,
+            .kind = kind_name(slot->path[0] ? PPW_VAR_FIELD : v->kind),
+            .type = slot->type,
             .decl_file = v->decl_file[0] ? v->decl_file : f->file,
-            .decl_line = v->decl_line,
+            /* a compiler-made copy has no line of its own: its construct's */
+            .decl_line = v->decl_line ? v->decl_line : f->line,
             .inclusive = slot->incl,
             .exclusive = slot->excl,
             .inclusive_weight = slot->incl_w,
@@ -775,12 +785,29 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             .access_read_weight = slot->acc_read_w,
             .access_write_weight = slot->acc_write_w,
         };
+        if (v->kind == PPW_VAR_RETURN && !(out->name = result_name(f, r->arena)))
+            return false;
+        if (slot->naliases) {
+            struct ppw_blame_alias *aliases =
+                ppw_arena_calloc(r->arena, slot->naliases, sizeof *aliases);
+            if (!aliases)
+                return false;
+            for (size_t k = 0; k < slot->naliases; k++) {
+                const struct ppw_static_func *af = &a->graph->funcs[slot->alias_func[k]];
+                aliases[k] = (struct ppw_blame_alias){af->vars[slot->alias_var[k]].name,
+                                                      func_name(af)};
+            }
+            out->aliases = aliases;
+            out->naliases = slot->naliases;
+        }
         const struct ctx_count *best = NULL;
         for (size_t k = 0; k < slot->nctx; k++)
             if (!best || slot->ctx[k].samples > best->samples)
                 best = &slot->ctx[k];
         if (best && !(out->context = context_text(a, best->node, r->arena)))
             return false;
+        if (!slot->global && (!out->context || !out->context[0]))
+            out->context = func_name(f); /* only the access view reached it */
     }
     if (r->nvars)
         qsort(r->vars, r->nvars, sizeof *r->vars, compare_vars);
@@ -807,6 +834,7 @@ static void attr_free(struct attr *a)
     free(a->ctx_of);
     free(a->entries);
     free(a->done);
+    ppw_attr_datum_free(a);
     free(a->shares);
     free(a->moved);
 }
@@ -837,12 +865,13 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
 {
     struct attr a = {.graph = graph,
                      .blame_point = options ? options->blame_point : NULL,
-                     .outlined_params = options && options->outlined_params,
                      .access = options && options->access};
     struct ppw_blame_result *r = calloc(1, sizeof *r);
     int rc = 0;
     *out = NULL;
-    if (!r || !(r->arena = ppw_arena_new()) || !attr_init(&a)) {
+    if (r && (r->arena = ppw_arena_new()))
+        a.names_arena = r->arena;
+    if (!r || !r->arena || !attr_init(&a)) {
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory attributing samples");
         goto out;
     }

@@ -36,14 +36,19 @@ struct ppw_blame_stack {
 struct ppw_blame_options {
     const char *blame_point;     /* stop propagating at this function (its variables are blamed,
                                     its callers' are not); NULL: main, and thread roots */
-    bool outlined_params;        /* also list the parameters of OpenMP outlined functions, which
-                                    are the parent's shared variables seen through pointers */
     const char **stack_variable; /* when set, an array of nstacks filled with each stack's
                                     variable: the first one blamed exclusively in the
                                     outermost frame that blames one (up to the blame point),
                                     the data as the caller sees it; NULL when none is.  The
                                     names point into the graph */
     bool access;                 /* also the access view (access_* in the variables) */
+};
+
+/* Another name a datum was blamed as: a parameter bound to it, an OpenMP
+ * copy of it. */
+struct ppw_blame_alias {
+    const char *name;
+    const char *function;
 };
 
 /* One blamed variable.  inclusive/exclusive are sample counts (weights in
@@ -65,6 +70,8 @@ struct ppw_blame_var {
      * write this variable.  Fractional; they add up to access_samples. */
     double access_read, access_write;
     double access_read_weight, access_write_weight;
+    const struct ppw_blame_alias *aliases; /* the names it was seen as in callees */
+    size_t naliases;
 };
 
 struct ppw_arena;

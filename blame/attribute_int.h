@@ -36,6 +36,9 @@ struct fstate {
     const struct ppw_static_access **acc; /* accesses sorted by line (access.c) */
     size_t nacc;
     bool acc_ready;
+    uint32_t *copy_of;         /* per variable: itself, or the shared variable it is a private copy of */
+    struct ppw_strmap by_name; /* field name -> 1 + index, built when first needed */
+    bool by_name_ready;
 };
 
 /* A fraction of one stack's samples charged to a variable by the access view. */
@@ -53,10 +56,14 @@ struct entry {
     bool receiver; /* received blame from a call: what is computed from it is blamed */
 };
 
-/* The entries of one user frame: entries[first, first + count). */
+/* One user frame of the stack being attributed, innermost first (the
+ * chain, datum.c), and its blamed entries: entries[first, first + count). */
 struct frame_blame {
-    size_t frame;
+    size_t frame; /* index into the stack's frames */
     int32_t func;
+    int32_t from;                      /* the chain frame whose call this frame made, -1 */
+    const struct ppw_static_call *call; /* ... that call, in this frame's function */
+    int32_t up;                        /* the chain frame that called this one, -1 */
     size_t first, count;
 };
 
@@ -72,10 +79,26 @@ struct ctx_ref {
     uint32_t at;
 };
 
-/* A result variable: a (function, variable), or a global by key. */
+/* A callee variable the caller knows by another one (datum.c): memo. */
+struct binding_memo {
+    const struct ppw_static_call *call; /* NULL: an empty entry */
+    uint32_t var;
+    const char *path;
+    int32_t caller_var; /* -1: bound to nothing */
+    const char *caller_path;
+};
+
+/* A result variable: one datum, named where it is declared (datum.c): a
+ * (function, variable), a path under it that its function does not name
+ * itself (a field a callee reaches), or a global by key. */
 struct slot {
     int32_t func;
     uint32_t var;
+    const char *path; /* "" or the field path under var, interned */
+    const char *name; /* var's name and path */
+    const char *type; /* the type at path */
+    uint32_t alias_func[4], alias_var[4]; /* other names it was blamed as */
+    size_t naliases;
     bool global;
     uint64_t incl, excl, stamp_incl, stamp_excl;
     double incl_w, excl_w;
@@ -98,7 +121,6 @@ struct name_list {
 struct attr {
     const struct ppw_static_graph *graph;
     const char *blame_point;
-    bool outlined_params;
     const char **stack_variable; /* the current stack's entry of options->stack_variable */
     const struct frame_blame *stack_variable_frame; /* the frame that set it */
     struct fstate *fs;
@@ -121,8 +143,13 @@ struct attr {
     size_t func_of_cap, ctx_of_cap;
     struct entry *entries;
     size_t nentries, entries_cap;
-    struct frame_blame *done; /* user frames attributed so far, innermost first */
+    struct frame_blame *done; /* the stack's chain of user frames, innermost first */
     size_t ndone, done_cap;
+    struct ppw_arena *names_arena; /* the result's: names of datums with a path */
+    struct ppw_strmap paths;   /* interned field paths of datums */
+    struct ppw_strmap datums;  /* "func:var:path" -> slot, for datums with a path */
+    struct binding_memo *memo; /* open addressing */
+    size_t memo_cap, nmemo;
     bool oom;
     /* access view (options->access) */
     bool access;
@@ -132,7 +159,23 @@ struct attr {
 };
 
 struct fstate *ppw_attr_fstate(struct attr *a, int32_t func);
-struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var);
+/* The slot of (func, var, path); path "" for var itself. */
+struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var, const char *path);
+
+/* datum.c: the chain of the stack's user frames from the leaf user frame u
+ * up to the blame point, each linked to the call that made it (a->done,
+ * entries empty).  False when out of memory. */
+bool ppw_attr_chain(struct attr *a, const struct ppw_blame_stack *st, size_t u);
+/* The datum variable var of chain frame link stands for: a parameter is the
+ * caller's variable bound to it (a field under it, that variable's field of
+ * the same path), up the chain as far as bindings go; an OpenMP private or
+ * reduction copy is the shared variable.  The slot, with the alias noted;
+ * *where is the chain frame that declares it.  NULL when out of memory. */
+struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *where);
+void ppw_attr_datum_free(struct attr *a);
+/* Per-function state of datum.c, built with the fstate. */
+bool ppw_attr_datum_fstate(struct attr *a, struct fstate *s, const struct ppw_static_func *f);
+void ppw_attr_datum_fstate_free(struct fstate *s);
 /* The call of f at the location of frame at whose callee is named name or
  * other (any callee when name is NULL) and, when kind is not 0, of that
  * kind; one at the frame's column first. */

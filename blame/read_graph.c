@@ -604,6 +604,46 @@ static int read_flow(struct parser *p, struct cursor *c)
         flow->target_count = targets;
         func->flow_count = i + 1;
     }
+    func->has_flow = true;
+    if (c->pos == c->end)
+        return 0;
+    at = c->pos;
+    if ((rc = read_uleb(p, c, "FLOW call_entry_count", &count)))
+        return rc;
+    if (count > (c->end - c->pos) / 2)
+        return CORRUPT(p, at, "FLOW call_entry_count %llu cannot fit in the %zu bytes left",
+                       (unsigned long long)count, c->end - c->pos);
+    for (size_t i = 0, last = 0; i < count; i++) {
+        uint32_t call;
+        uint64_t vars;
+        at = c->pos;
+        if ((rc = read_u32(p, c, "FLOW call", &call)))
+            return rc;
+        if (call >= func->call_count || (i && call <= last))
+            return CORRUPT(p, at, "FUNC '%s': FLOW names call %u (of %zu, after %zu)", func->name,
+                           call, func->call_count, last);
+        last = call;
+        at = c->pos;
+        if ((rc = read_uleb(p, c, "FLOW var_count", &vars)))
+            return rc;
+        if (vars == 0 || vars > c->end - c->pos)
+            return CORRUPT(p, at, "FLOW var_count %llu is 0 or cannot fit in the %zu bytes left",
+                           (unsigned long long)vars, c->end - c->pos);
+        struct ppw_static_call *target = &func->calls[call];
+        target->written_after = ppw_arena_calloc(p->graph->arena, vars, sizeof(uint32_t));
+        if (!target->written_after)
+            return no_memory(p);
+        for (size_t v = 0; v < vars; v++) {
+            at = c->pos;
+            if ((rc = read_u32(p, c, "FLOW var", &target->written_after[v])))
+                return rc;
+            if (target->written_after[v] >= func->var_count ||
+                (v && target->written_after[v] <= target->written_after[v - 1]))
+                return CORRUPT(p, at, "FUNC '%s': FLOW variable %u after call %u is out of order "
+                               "or not a variable", func->name, target->written_after[v], call);
+        }
+        target->written_after_count = vars;
+    }
     return 0;
 }
 

@@ -47,6 +47,8 @@ struct ppw_static_call {
     uint32_t kind, flags; /* enum ppw_call_kind */
     struct ppw_static_binding *bindings;
     size_t binding_count;
+    uint32_t *written_after; /* since 1.2: variables written after the call, ascending */
+    size_t written_after_count;
 };
 
 /* Since format 1.1: the accesses of one source location (access view). */
@@ -81,6 +83,7 @@ struct ppw_static_func {
     size_t access_count;
     struct ppw_static_flow *flows; /* by source; NULL before 1.2 */
     size_t flow_count;
+    bool has_flow; /* a FLOW record was read (calls' written_after are known) */
     size_t unit; /* index into graph->units */
 };
 

@@ -179,6 +179,7 @@ static void write_to(struct graph *graph, int node, int writer)
     int loc = graph->vertices[writer].loc;
     if (loc >= 0)
         ppw_intvec_add_unique(&graph->memory.nodes[node].write_locs, loc);
+    ppw_intvec_add_unique(&graph->memory.nodes[node].write_blocks, graph->current_block);
     mark_write(graph, node);
 }
 
@@ -619,16 +620,19 @@ static void build_edges(struct graph *graph)
 {
     for (size_t b = 0; b < graph->cfg.block_count; b++) {
         LLVMBasicBlockRef block = graph->cfg.blocks[b];
+        graph->current_block = (int)b;
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst;
              inst = LLVMGetNextInstruction(inst))
             visit_instruction(graph, inst, block);
     }
+    graph->current_block = -1;
     for (size_t i = 0; i + 1 < graph->ssa_bindings.count; i += 2) {
         int node = graph->ssa_bindings.items[i], value = graph->ssa_bindings.items[i + 1];
         ppw_graph_add_edge(graph, ppw_graph_self(graph, node), value, EDGE_DATA);
         if (value >= 0 && graph->vertices[value].loc >= 0)
             ppw_intvec_add_unique(&graph->memory.nodes[node].write_locs,
                                   graph->vertices[value].loc);
+        ppw_intvec_add_unique(&graph->memory.nodes[node].write_blocks, -1);
         graph->memory.nodes[node].flags |= PPW_VAR_WRITTEN;
     }
 }
@@ -702,6 +706,7 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     struct graph graph = {0};
     graph.context = context;
     graph.function = function;
+    graph.current_block = -1;
     graph.file = ppw_di_file(LLVMGetSubprogram(function));
     memset(out, 0, sizeof *out);
     describe_function(&graph, out);
@@ -742,6 +747,7 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     ppw_graph_fill_calls(&graph, out);
     ppw_graph_fill_accesses(&graph, out);
     ppw_graph_fill_flows(&graph, sets, component, out);
+    ppw_graph_fill_written_after(&graph, out);
     for (size_t i = 0; i < components; i++)
         free(sets[i]);
     free(sets);
@@ -756,8 +762,10 @@ void ppw_blamegraph_free_result(struct ppw_result_func *result)
         free(result->vars[i].exclusive);
     }
     free(result->vars);
-    for (size_t i = 0; i < result->call_count; i++)
+    for (size_t i = 0; i < result->call_count; i++) {
         free(result->calls[i].bindings);
+        free(result->calls[i].written_after);
+    }
     free(result->calls);
     free(result->accesses);
     for (size_t i = 0; i < result->flow_count; i++)

@@ -44,6 +44,8 @@ struct ppw_result_call {
     unsigned kind; /* enum ppw_call_kind */
     struct ppw_result_binding *bindings;
     size_t binding_count;
+    int *written_after; /* variables written where control can go after the call, ascending */
+    size_t written_after_count;
 };
 
 /* The accesses of one source location to one variable (loads and stores,

@@ -366,3 +366,60 @@ void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int 
     }
     free(into);
 }
+
+static int written_in(const struct ppw_memory *memory, int node, const char *reachable, int depth)
+{
+    const struct ppw_node *record = &memory->nodes[node];
+    for (size_t i = 0; i < record->write_blocks.count; i++) {
+        int block = record->write_blocks.items[i];
+        if (block < 0 || reachable[block])
+            return 1;
+    }
+    if (depth > 64)
+        return 0;
+    for (size_t c = 0; c < record->children.count; c++)
+        if (written_in(memory, record->children.items[c], reachable, depth + 1))
+            return 1;
+    return record->pte >= 0 && written_in(memory, record->pte, reachable, depth + 1);
+}
+
+void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *out)
+{
+    size_t blocks = graph->cfg.block_count;
+    char *reachable = ppw_xcalloc(blocks + 1, 1);
+    int *work = ppw_xcalloc(blocks + 1, sizeof *work);
+    struct ppw_intvec vars = {0};
+    for (size_t i = 0; i < graph->call_count && i < out->call_count; i++) {
+        int start = ppw_cfg_index(&graph->cfg, LLVMGetInstructionParent(graph->calls[i].inst));
+        if (start < 0)
+            continue;
+        /* the call's own block (what follows the call in it), and every
+         * block reachable from it, loops included */
+        memset(reachable, 0, blocks);
+        size_t top = 0;
+        reachable[start] = 1;
+        work[top++] = start;
+        while (top) {
+            int b = work[--top];
+            for (size_t s = 0; s < graph->cfg.successors[b].count; s++) {
+                int next = graph->cfg.successors[b].items[s];
+                if (next >= 0 && (size_t)next < blocks && !reachable[next]) {
+                    reachable[next] = 1;
+                    work[top++] = next;
+                }
+            }
+        }
+        vars.count = 0;
+        for (size_t v = 0; v < graph->exported.count; v++)
+            if (written_in(&graph->memory, graph->exported.items[v], reachable, 0))
+                ppw_intvec_push(&vars, (int)v);
+        if (!vars.count)
+            continue;
+        out->calls[i].written_after = ppw_xcalloc(vars.count, sizeof *vars.items);
+        memcpy(out->calls[i].written_after, vars.items, vars.count * sizeof *vars.items);
+        out->calls[i].written_after_count = vars.count;
+    }
+    ppw_intvec_free(&vars);
+    free(work);
+    free(reachable);
+}

@@ -178,7 +178,10 @@ static void encode_accesses(struct encoder *encoder, const struct ppw_result_fun
  * from, those others. */
 static void encode_flows(struct encoder *encoder, const struct ppw_result_func *function)
 {
-    if (!function->flow_count)
+    size_t calls = 0;
+    for (size_t i = 0; i < function->call_count; i++)
+        calls += function->calls[i].written_after_count > 0;
+    if (!function->flow_count && !calls)
         return;
     put_uleb(&encoder->record, function->flow_count);
     for (size_t i = 0; i < function->flow_count; i++) {
@@ -187,6 +190,16 @@ static void encode_flows(struct encoder *encoder, const struct ppw_result_func *
         put_uleb(&encoder->record, flow->target_count);
         for (size_t t = 0; t < flow->target_count; t++)
             put_uleb(&encoder->record, (uint64_t)flow->targets[t]);
+    }
+    put_uleb(&encoder->record, calls);
+    for (size_t i = 0; i < function->call_count; i++) {
+        const struct ppw_result_call *call = &function->calls[i];
+        if (!call->written_after_count)
+            continue;
+        put_uleb(&encoder->record, i);
+        put_uleb(&encoder->record, call->written_after_count);
+        for (size_t v = 0; v < call->written_after_count; v++)
+            put_uleb(&encoder->record, (uint64_t)call->written_after[v]);
     }
     end_record(encoder, PPW_REC_FLOW);
 }

@@ -84,6 +84,7 @@ struct graph {
     struct ppw_intvec ssa_bindings; /* pairs: node, value vertex */
     struct ppw_intvec access_log;   /* triples: location, node, 1 for a write */
     int return_node;
+    int current_block; /* the CFG block being visited, -1 */
     int *export_vertex;         /* per exported node */
     struct ppw_intvec exported; /* node ids in export order */
     int *visit_marks;           /* per vertex: round of the last data_sources walk */
@@ -124,6 +125,9 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
                                          size_t *component_count);
 /* Where a reachability set's variable bits start, in 64-bit words. */
 size_t ppw_graph_location_words(const struct graph *graph);
+/* For each call, the variables written where control can go after it:
+ * out->calls[].written_after. */
+void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *out);
 /* The variables each variable is computed from, inverted: out->flows. */
 void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
                           struct ppw_result_func *out);

@@ -38,6 +38,7 @@ void ppw_memory_free(struct ppw_memory *memory)
         ppw_intvec_free(&memory->nodes[i].children);
         ppw_intvec_free(&memory->nodes[i].contents);
         ppw_intvec_free(&memory->nodes[i].write_locs);
+        ppw_intvec_free(&memory->nodes[i].write_blocks);
     }
     free(memory->nodes);
     clear_memo(memory);

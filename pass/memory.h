@@ -45,6 +45,7 @@ struct ppw_node {
     struct ppw_intvec contents;   /* pointer targets stored into this node */
     int stores_unknown;           /* a stored pointer had no known target */
     struct ppw_intvec write_locs; /* locations of direct writes */
+    struct ppw_intvec write_blocks; /* CFG blocks of direct writes; -1: unknown */
     int vertex;                   /* first of its graph vertices, -1 */
     int touched;                  /* read, written or bound in this function */
     int export_id;

@@ -36,10 +36,12 @@ enum ppw_static_record {
      * location: str file, u line, u col, u entry_count, then per entry:
      * u var (index into the FUNC's vars), u reads, u writes. */
     PPW_REC_ACCESS = 7,
-    /* Since 1.2, at most one per FUNC, after its VARs: the variables computed
-     * from each variable.  u entry_count, then per entry: u source, u
-     * target_count, then target_count × u target (indices into the FUNC's
-     * vars, ascending). */
+    /* Since 1.2, at most one per FUNC, after its VARs and CALLs: the
+     * variables computed from each variable.  u entry_count, then per entry:
+     * u source, u target_count, then target_count × u target (indices into
+     * the FUNC's vars, ascending); then the variables written after each
+     * call: u call_entry_count, then per entry: u call, u var_count, then
+     * var_count × u var (ascending). */
     PPW_REC_FLOW = 8,
 };
 

@@ -181,6 +181,15 @@ static void text_var(FILE *out, const struct report *p, const struct ppw_blame_v
                  v->function ? v->function : "");
         view_cell(out, where, strlen(where) < 65 ? strlen(where) : 65, false);
     }
+    if (v->naliases) {
+        /* the names a callee knew it by: "seen as g in relax, x in foo" */
+        size_t used = (size_t)snprintf(where, sizeof where, "seen as ");
+        for (size_t i = 0; i < v->naliases && used < sizeof where; i++)
+            used += (size_t)snprintf(where + used, sizeof where - used, "%s%s in %s",
+                                     i ? ", " : "", v->aliases[i].name, v->aliases[i].function);
+        fprintf(out, "\n%35s", "");
+        view_cell(out, where, strlen(where) < 65 ? strlen(where) : 65, true);
+    }
     putc('\n', out);
 }
 
@@ -241,7 +250,15 @@ static void json_var(FILE *out, const struct report *p, const struct ppw_blame_v
     } else {
         fputs(",\"access\":null,\"read\":null,\"write\":null", out);
     }
-    putc('}', out);
+    fputs(",\"aliases\":[", out);
+    for (size_t i = 0; i < v->naliases; i++) {
+        fputs(i ? ",{\"name\":" : "{\"name\":", out);
+        json_string(out, v->aliases[i].name);
+        fputs(",\"function\":", out);
+        json_string(out, v->aliases[i].function);
+        putc('}', out);
+    }
+    fputs("]}", out);
 }
 
 static void print_report(FILE *out, const struct report *p)
@@ -321,7 +338,7 @@ int cmd_report(int argc, char **argv)
         size_t nstacks;
         const struct ppw_blame_stack *stacks = view_stacks(&in, &nstacks);
         struct ppw_blame_options bo = {
-            .blame_point = p.blame_point, .outlined_params = p.blame_point != NULL, .access = true};
+            .blame_point = p.blame_point, .access = true};
         rc = ppw_blame_attribute(in.graph, stacks, nstacks, &bo, &r, &err);
     }
     if (!rc && p.view == REPORT_ACCESS && !r->access_data)

@@ -1,0 +1,380 @@
+/* What both views need from a stack (attribute_int.h): its chain of user
+ * frames linked by the calls between them, and the datum a frame's
+ * variable stands for (docs/ppw-blame.md, "One row per datum").
+ *
+ * A parameter is the caller's variable bound to it, and a field under a
+ * parameter is the caller's field of the same path, whether or not the
+ * caller's graph names that field: `p[].force` written in an OpenMP body
+ * is main's `p[].force`.  So one datum is one row, named where it is
+ * declared, and field paths survive every move up the stack.  Bindings
+ * are static per call, so each (call, variable, path) is resolved once. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "attribute_int.h"
+#include "ppw/static_format.h"
+
+/* ---- the chain ---- */
+
+static bool push_link(struct attr *a, size_t frame, int32_t func)
+{
+    if (!ppw_array_reserve(&a->done, &a->done_cap, a->ndone + 1, sizeof *a->done)) {
+        a->oom = true;
+        return false;
+    }
+    a->done[a->ndone++] = (struct frame_blame){frame, func, -1, NULL, -1, 0, 0};
+    return true;
+}
+
+bool ppw_attr_chain(struct attr *a, const struct ppw_blame_stack *st, size_t u)
+{
+    a->ndone = 0;
+    if (!push_link(a, u, a->func_of[u]))
+        return false;
+    for (size_t i = u; !ppw_attr_stops(a, a->func_of[i]);) {
+        do
+            i++;
+        while (i < st->nframes && a->func_of[i] < 0);
+        if (i == st->nframes)
+            break;
+        if (!push_link(a, i, a->func_of[i]))
+            return false;
+        /* The call at this frame's location into the nearest frame below
+         * whose function it names: a task's call names the task body,
+         * below its runtime entry. */
+        struct frame_blame *caller = &a->done[a->ndone - 1];
+        const struct ppw_static_func *f = &a->graph->funcs[caller->func];
+        for (size_t from = a->ndone - 1; from-- > 0;) {
+            const struct ppw_static_func *callee = &a->graph->funcs[a->done[from].func];
+            const struct ppw_static_call *c =
+                ppw_attr_find_call(f, &st->frames[i], callee->linkage_name, callee->name, 0);
+            if (c) {
+                caller->from = (int32_t)from;
+                caller->call = c;
+                a->done[from].up = (int32_t)(a->ndone - 1);
+                break;
+            }
+        }
+    }
+    return true;
+}
+
+/* ---- per function ---- */
+
+static bool is_outlined(const struct ppw_static_func *f)
+{
+    return (f->flags & PPW_FUNC_OUTLINED) != 0;
+}
+
+bool ppw_attr_datum_fstate(struct attr *a, struct fstate *s, const struct ppw_static_func *f)
+{
+    (void)a;
+    s->copy_of = calloc(f->var_count ? f->var_count : 1, sizeof *s->copy_of);
+    if (!s->copy_of)
+        return false;
+    for (size_t v = 0; v < f->var_count; v++) {
+        s->copy_of[v] = (uint32_t)v;
+        const struct ppw_static_var *var = &f->vars[v];
+        if (!is_outlined(f) || var->kind != PPW_VAR_LOCAL)
+            continue;
+        /* clang names an OpenMP body's private, firstprivate and reduction
+         * copies after the shared variable, which is a parameter there */
+        for (size_t p = 0; p < f->var_count; p++)
+            if (f->vars[p].kind == PPW_VAR_PARAM && strcmp(f->vars[p].name, var->name) == 0 &&
+                (var->decl_line == 0 || var->decl_line == f->vars[p].decl_line)) {
+                s->copy_of[v] = (uint32_t)p;
+                break;
+            }
+    }
+    return true;
+}
+
+void ppw_attr_datum_fstate_free(struct fstate *s)
+{
+    free(s->copy_of);
+    ppw_strmap_free(&s->by_name);
+}
+
+/* The variable of f named name, or -1. */
+static int32_t var_named(struct attr *a, struct fstate *s, const struct ppw_static_func *f,
+                         const char *name)
+{
+    if (!s->by_name_ready) {
+        for (size_t v = 0; v < f->var_count; v++) {
+            bool added;
+            if (!ppw_strmap_put(&s->by_name, f->vars[v].name, v + 1, &added)) {
+                a->oom = true;
+                return -1;
+            }
+        }
+        s->by_name_ready = true;
+    }
+    struct ppw_strmap_entry *e = ppw_strmap_find(&s->by_name, name);
+    return e ? (int32_t)e->value - 1 : -1;
+}
+
+static const char *intern(struct attr *a, const char *path)
+{
+    bool added;
+    struct ppw_strmap_entry *e = ppw_strmap_put(&a->paths, path, 0, &added);
+    if (!e)
+        a->oom = true;
+    return e ? e->key : "";
+}
+
+/* ---- one binding ---- */
+
+static uint64_t memo_hash(const struct ppw_static_call *c, uint32_t var, const char *path)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)c ^ ((uint64_t)var << 40) ^ (uint64_t)(uintptr_t)path) *
+                 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 31);
+}
+
+static struct binding_memo *memo_find(struct attr *a, const struct ppw_static_call *c,
+                                      uint32_t var, const char *path)
+{
+    if ((a->nmemo + 1) * 2 > a->memo_cap) {
+        size_t cap = a->memo_cap ? a->memo_cap * 2 : 1024;
+        struct binding_memo *table = calloc(cap, sizeof *table);
+        if (!table) {
+            a->oom = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < a->memo_cap; i++) {
+            const struct binding_memo *m = &a->memo[i];
+            if (!m->call)
+                continue;
+            size_t k = (size_t)memo_hash(m->call, m->var, m->path) & (cap - 1);
+            while (table[k].call)
+                k = (k + 1) & (cap - 1);
+            table[k] = *m;
+        }
+        free(a->memo);
+        a->memo = table;
+        a->memo_cap = cap;
+    }
+    size_t mask = a->memo_cap - 1, k = (size_t)memo_hash(c, var, path) & mask;
+    for (; a->memo[k].call; k = (k + 1) & mask)
+        if (a->memo[k].call == c && a->memo[k].var == var && a->memo[k].path == path)
+            return &a->memo[k];
+    return &a->memo[k];
+}
+
+/* What callee variable var (with path below it) is in the caller at call
+ * c: the variable bound to its parameter at that field path, else the
+ * bound variable's field of that path (named by the caller's graph, or a
+ * path under it).  -1 when it is the callee's own (a local, a global) or
+ * bound to nothing. */
+static void bind_one(struct attr *a, const struct ppw_static_func *caller, struct fstate *cs,
+                     const struct ppw_static_func *callee, const struct fstate *s,
+                     const struct ppw_static_call *c, uint32_t var, const char *path,
+                     struct binding_memo *out)
+{
+    const struct ppw_static_var *v = &callee->vars[var];
+    char full[512];
+    int32_t formal = -1;
+    out->caller_var = -1;
+    if (c->kind == PPW_CALL_TASK) {
+        /* a task's shareds bind by name, as the variable itself */
+        for (size_t i = 0; i < c->binding_count; i++)
+            if (c->bindings[i].var >= 0 && strcmp(c->bindings[i].callee_path, v->name) == 0 &&
+                (c->bindings[i].mode == PPW_BIND_REF || c->bindings[i].mode == PPW_BIND_VALUE)) {
+                out->caller_var = c->bindings[i].var;
+                out->caller_path = path;
+                return;
+            }
+        return;
+    }
+    int32_t root = s->root[var];
+    if (root < 0)
+        return;
+    size_t len = strlen(callee->vars[root].name);
+    if (strncmp(v->name, callee->vars[root].name, len) != 0)
+        return;
+    formal = callee->vars[root].param_index;
+    int n = snprintf(full, sizeof full, "%s%s", v->name + len, path);
+    if (n < 0 || (size_t)n >= sizeof full)
+        return;
+    const struct ppw_static_binding *whole = NULL;
+    for (size_t i = 0; i < c->binding_count; i++) {
+        const struct ppw_static_binding *b = &c->bindings[i];
+        if (b->var < 0 || b->formal != formal ||
+            (b->mode != PPW_BIND_REF && b->mode != PPW_BIND_VALUE))
+            continue;
+        if (full[0] && strcmp(b->callee_path, full) == 0) {
+            out->caller_var = b->var; /* a struct argument's field (pthread_create) */
+            out->caller_path = intern(a, "");
+            return;
+        }
+        if (!b->callee_path[0] && !whole)
+            whole = b;
+    }
+    if (!whole)
+        return;
+    /* g->cells[].energy under &g is g.cells[].energy; under p, p->cells[].energy */
+    const char *tail = full;
+    bool deref = whole->mode == PPW_BIND_REF && strncmp(full, "->", 2) == 0;
+    if (deref)
+        tail = full + 2;
+    char name[600];
+    n = snprintf(name, sizeof name, "%s%s%s", caller->vars[whole->var].name, deref ? "." : "",
+                 tail);
+    if (n < 0 || (size_t)n >= sizeof name)
+        return;
+    int32_t field = full[0] ? var_named(a, cs, caller, name) : -1;
+    if (field >= 0) {
+        out->caller_var = field;
+        out->caller_path = intern(a, "");
+        return;
+    }
+    out->caller_var = whole->var;
+    if (deref) {
+        n = snprintf(name, sizeof name, ".%s", tail);
+        out->caller_path = n > 0 && (size_t)n < sizeof name ? intern(a, name) : intern(a, "");
+    } else {
+        out->caller_path = intern(a, full);
+    }
+}
+
+/* ---- slots ---- */
+
+static struct slot *new_slot(struct attr *a, int32_t func, uint32_t var, const char *path,
+                             bool global)
+{
+    if (!ppw_array_reserve(&a->slots, &a->slots_cap, a->nslots + 1, sizeof *a->slots)) {
+        a->oom = true;
+        return NULL;
+    }
+    const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
+    struct slot *slot = &a->slots[a->nslots++];
+    *slot = (struct slot){.func = func, .var = var, .path = path, .name = v->name,
+                          .type = v->type, .global = global};
+    return slot;
+}
+
+struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var, const char *path)
+{
+    const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
+    struct fstate *s = &a->fs[func];
+    if (path && path[0]) {
+        char key[700];
+        int n = snprintf(key, sizeof key, "%d:%u:%s", func, var, path);
+        if (n < 0 || (size_t)n >= sizeof key)
+            return ppw_attr_slot(a, func, var, "");
+        bool added;
+        struct ppw_strmap_entry *e = ppw_strmap_put(&a->datums, key, a->nslots, &added);
+        if (!e) {
+            a->oom = true;
+            return NULL;
+        }
+        if (!added)
+            return &a->slots[e->value];
+        struct slot *slot = new_slot(a, func, var, path, false);
+        if (!slot)
+            return NULL;
+        size_t len = strlen(v->name) + strlen(path) + 1;
+        char *name = ppw_arena_alloc(a->names_arena, len);
+        if (!name) {
+            a->oom = true;
+            return NULL;
+        }
+        snprintf(name, len, "%s%s", v->name, path);
+        slot->name = name;
+        return slot;
+    }
+    if (s->slot[var])
+        return &a->slots[s->slot[var] - 1];
+    if ((v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0]) {
+        bool added;
+        struct ppw_strmap_entry *e = ppw_strmap_put(&a->globals, v->key, a->nslots, &added);
+        if (!e || (added && !new_slot(a, func, var, "", true))) {
+            a->oom = true;
+            return NULL;
+        }
+        s->slot[var] = e->value + 1;
+    } else {
+        if (!new_slot(a, func, var, "", false))
+            return NULL;
+        s->slot[var] = a->nslots;
+    }
+    return &a->slots[s->slot[var] - 1];
+}
+
+static void note_alias(struct slot *slot, int32_t func, uint32_t var)
+{
+    if (slot->func == func && slot->var == var)
+        return;
+    for (size_t i = 0; i < slot->naliases; i++)
+        if (slot->alias_func[i] == (uint32_t)func && slot->alias_var[i] == var)
+            return;
+    if (slot->naliases < sizeof slot->alias_var / sizeof slot->alias_var[0]) {
+        slot->alias_func[slot->naliases] = (uint32_t)func;
+        slot->alias_var[slot->naliases++] = var;
+    }
+}
+
+/* ---- the datum ---- */
+
+struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *where)
+{
+    int32_t func = a->done[link].func;
+    struct fstate *s = ppw_attr_fstate(a, func);
+    if (!s)
+        return NULL;
+    const uint32_t first_var = s->copy_of[var];
+    const int32_t first_func = func;
+    const char *path = intern(a, "");
+    var = first_var;
+    for (int depth = 0; depth < 256; depth++) {
+        const struct frame_blame *fb = &a->done[link];
+        const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
+        if (fb->up < 0 || v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC ||
+            v->kind == PPW_VAR_RETURN)
+            break;
+        const struct frame_blame *up = &a->done[fb->up];
+        struct fstate *cs = ppw_attr_fstate(a, up->func);
+        if (!cs)
+            return NULL;
+        struct binding_memo *m = memo_find(a, up->call, var, path);
+        if (!m)
+            return NULL;
+        if (!m->call) {
+            struct binding_memo found = {up->call, var, path, -1, NULL};
+            bind_one(a, &a->graph->funcs[up->func], cs, &a->graph->funcs[func], s, up->call, var,
+                     path, &found);
+            /* the table may have grown while interning: find the entry again */
+            if (!(m = memo_find(a, up->call, var, path)))
+                return NULL;
+            if (!m->call) {
+                *m = found;
+                a->nmemo++;
+            }
+        }
+        if (m->caller_var < 0)
+            break;
+        link = (size_t)fb->up;
+        func = up->func;
+        s = cs;
+        var = s->copy_of[m->caller_var];
+        path = m->caller_path;
+    }
+    if (where)
+        *where = link;
+    struct slot *slot = ppw_attr_slot(a, func, var, path);
+    if (!slot)
+        return NULL;
+    note_alias(slot, first_func, first_var);
+    if (path[0]) /* the field's type is the callee's, which names it */
+        slot->type = a->graph->funcs[first_func].vars[first_var].type;
+    return slot;
+}
+
+void ppw_attr_datum_free(struct attr *a)
+{
+    ppw_strmap_free(&a->paths);
+    ppw_strmap_free(&a->datums);
+    free(a->memo);
+}
