@@ -50,6 +50,11 @@ bool ppw_attr_chain(struct attr *a, const struct ppw_blame_stack *st, size_t u)
             const struct ppw_static_func *callee = &a->graph->funcs[a->done[from].func];
             const struct ppw_static_call *c =
                 ppw_attr_find_call(f, &st->frames[i], callee->linkage_name, callee->name, 0);
+            /* a call through a pointer (s->pot->force(s)) names no callee:
+             * the indirect call at the frame's location, into the frame
+             * right below */
+            if (!c && from == a->ndone - 2)
+                c = ppw_attr_find_call(f, &st->frames[i], NULL, NULL, PPW_CALL_INDIRECT);
             if (c) {
                 caller->from = (int32_t)from;
                 caller->call = c;
@@ -214,14 +219,18 @@ static void bind_one(struct attr *a, const struct ppw_static_func *caller, struc
     }
     if (!whole)
         return;
-    /* g->cells[].energy under &g is g.cells[].energy; under p, p->cells[].energy */
-    const char *tail = full;
-    bool deref = whole->mode == PPW_BIND_REF && strncmp(full, "->", 2) == 0;
-    if (deref)
+    /* g->cells[].energy under &g is g.cells[].energy, under an array a of
+     * structs a[].cells[].energy, under a pointer p p->cells[].energy */
+    const struct ppw_static_var *actual = &caller->vars[whole->var];
+    size_t type_len = strlen(actual->type);
+    char last = type_len ? actual->type[type_len - 1] : '\0';
+    const char *tail = full, *join = "";
+    if (whole->mode == PPW_BIND_REF && strncmp(full, "->", 2) == 0 && last != '*') {
         tail = full + 2;
+        join = last == ']' ? "[]." : ".";
+    }
     char name[600];
-    n = snprintf(name, sizeof name, "%s%s%s", caller->vars[whole->var].name, deref ? "." : "",
-                 tail);
+    n = snprintf(name, sizeof name, "%s%s%s", actual->name, join, tail);
     if (n < 0 || (size_t)n >= sizeof name)
         return;
     int32_t field = full[0] ? var_named(a, cs, caller, name) : -1;
@@ -231,12 +240,8 @@ static void bind_one(struct attr *a, const struct ppw_static_func *caller, struc
         return;
     }
     out->caller_var = whole->var;
-    if (deref) {
-        n = snprintf(name, sizeof name, ".%s", tail);
-        out->caller_path = n > 0 && (size_t)n < sizeof name ? intern(a, name) : intern(a, "");
-    } else {
-        out->caller_path = intern(a, full);
-    }
+    n = snprintf(name, sizeof name, "%s%s", join, tail);
+    out->caller_path = n > 0 && (size_t)n < sizeof name ? intern(a, name) : intern(a, "");
 }
 
 /* ---- slots ---- */

@@ -15,13 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-void ppw_graph_log_access(struct graph *graph, int loc, int node, int is_write)
+void ppw_graph_log_access(struct graph *graph, int loc, int node, int is_write, int indexed,
+                          int block)
 {
     if (loc < 0 || node < 0)
         return;
     ppw_intvec_push(&graph->access_log, loc);
     ppw_intvec_push(&graph->access_log, node);
     ppw_intvec_push(&graph->access_log, is_write);
+    ppw_intvec_push(&graph->access_log, indexed || block);
+    if (block) /* a library or memcpy sees its address: it stays in memory */
+        graph->memory.nodes[node].block_access = 1;
 }
 
 static int is_aggregate(LLVMMetadataRef type)
@@ -38,15 +42,64 @@ static int is_aggregate(LLVMMetadataRef type)
     }
 }
 
-/* A frame-local scalar's own storage: a register after mem2reg. */
-static int register_like(const struct ppw_memory *memory, int node)
+/* Local aggregates up to this size, whose address no call sees, are split
+ * into registers by the optimiser (SROA), like scalars. */
+enum { REGISTER_AGGREGATE_BITS = 512 };
+
+static int subtree_block_access(const struct ppw_memory *memory, int node, int depth)
 {
     const struct ppw_node *record = &memory->nodes[node];
+    if (record->block_access)
+        return 1;
+    for (size_t c = 0; c < record->children.count && depth < 64; c++)
+        if (subtree_block_access(memory, record->children.items[c], depth + 1))
+            return 1;
+    return 0;
+}
+
+static int is_outlined(LLVMValueRef function)
+{
+    size_t length = 0;
+    const char *symbol = LLVMGetValueName2(function, &length);
+    return strstr(symbol, ".omp_outlined") != NULL;
+}
+
+/* Storage that lives in registers once optimised: a frame-local scalar
+ * (mem2reg), a small local struct or array whose address no call sees
+ * (dr[3] in a force loop: SROA), and, in an OpenMP body, a shared scalar
+ * the body only reads (rCut2: the body gets its address, and the load is
+ * hoisted out of the loop). */
+static int register_like_node(const struct graph *graph, int node)
+{
+    const struct ppw_memory *memory = &graph->memory;
+    const struct ppw_node *record = &memory->nodes[node];
+    if (record->pte_of >= 0 && !record->key && record->parent < 0 && !is_aggregate(record->type) &&
+        !record->write_locs.count && is_outlined(graph->function)) {
+        const struct ppw_node *holder = &memory->nodes[record->pte_of];
+        return holder->kind == PPW_VAR_PARAM && holder->var_name;
+    }
     if (record->parent >= 0 || record->pte_of >= 0 || record->key)
         return 0;
     if (record->kind == PPW_VAR_GLOBAL || record->kind == PPW_VAR_STATIC)
         return 0;
-    return !is_aggregate(record->type);
+    if (!is_aggregate(record->type))
+        return 1;
+    LLVMMetadataRef type = ppw_dbgvar_strip(record->type);
+    return record->kind == PPW_VAR_LOCAL && type && !(record->flags & PPW_VAR_PASSED_BY_REF) &&
+           !subtree_block_access(memory, node, 0) &&
+           LLVMDITypeGetSizeInBits(type) <= REGISTER_AGGREGATE_BITS;
+}
+
+/* The node or the aggregate holding it (dr[m] is a part of dr). */
+static int register_like(const struct graph *graph, int node)
+{
+    int top = node;
+    for (int depth = 0; graph->memory.nodes[top].parent >= 0 && depth < 64; depth++)
+        top = graph->memory.nodes[top].parent;
+    if (top != node && register_like_node(graph, top) &&
+        graph->memory.nodes[top].kind == PPW_VAR_LOCAL)
+        return 1;
+    return register_like_node(graph, node);
 }
 
 static int compare_access(const void *a, const void *b)
@@ -63,14 +116,138 @@ static int compare_access(const void *a, const void *b)
     return (left->var > right->var) - (left->var < right->var);
 }
 
+/* How many scalar locals a compute line's operands are followed through. */
+enum { OPERAND_HOPS = 4 };
+
+static uint64_t line_key(const struct ppw_loc *loc, struct ppw_ptrmap *files)
+{
+    /* files: name pointer -> 1 + id; lines below 2^32, ids small */
+    int id = ppw_ptrmap_get(files, loc->file ? loc->file : "", 0);
+    if (!id) {
+        id = (int)files->count + 1;
+        ppw_ptrmap_put(files, loc->file ? loc->file : "", id);
+    }
+    return ((uint64_t)(uint32_t)id << 32 | loc->line) + 1;
+}
+
+/* Scratch for operand_memory: per vertex, the walk that reached it and how
+ * many scalar locals it passed. */
+struct operand_walk {
+    int *round, *hops;
+    int current;
+    struct ppw_intvec work;
+};
+
+/* The memory the values computed at starts were loaded from, through data
+ * edges and at most OPERAND_HOPS scalar locals (their writes' values), in
+ * this function: a counted node's view ends the walk; calls and control do
+ * not count (a call's result is the callee's business). */
+static void operand_memory(struct graph *graph, struct operand_walk *w,
+                           const struct ppw_intvec *starts, struct ppw_intvec *vars)
+{
+    w->current++;
+    w->work.count = 0;
+    for (size_t i = 0; i < starts->count; i++) {
+        w->round[starts->items[i]] = w->current;
+        w->hops[starts->items[i]] = 0;
+        ppw_intvec_push(&w->work, starts->items[i]);
+    }
+    for (size_t next = 0; next < w->work.count && next < 4096; next++) {
+        int v = w->work.items[next], h = w->hops[v];
+        const struct vertex *vertex = &graph->vertices[v];
+        if (vertex->kind == VERTEX_CALL && next >= starts->count)
+            continue;
+        if (vertex->kind == VERTEX_VIEW && vertex->node >= 0) {
+            const struct ppw_node *node = &graph->memory.nodes[vertex->node];
+            /* memory, or a scalar parameter: its value is the caller's
+             * argument, whose memory ppw-blame finds through the binding */
+            if (!register_like(graph, vertex->node) || node->kind == PPW_VAR_PARAM) {
+                int var = ppw_graph_export_of(&graph->memory, vertex->node);
+                if (var >= 0)
+                    ppw_intvec_add_unique(vars, var);
+                continue;
+            }
+            if (++h > OPERAND_HOPS)
+                continue;
+        }
+        for (size_t e = 0; e < vertex->edges.count; e++) {
+            int edge = vertex->edges.items[e], to = edge / 4;
+            if (edge % 4 != EDGE_DATA || w->round[to] == w->current)
+                continue;
+            w->round[to] = w->current;
+            w->hops[to] = h;
+            ppw_intvec_push(&w->work, to);
+        }
+    }
+}
+
+/* A line that loads and stores no memory of its own (arithmetic on values
+ * in registers: `r2 += dr * dr`) reads the memory its operands were loaded
+ * from (`dr = r[i][m] - r[j][m]`): one read per variable and location. */
+static void add_operand_reads(struct graph *graph, struct ppw_result_func *out, size_t capacity)
+{
+    struct ppw_ptrmap files = {0}, accessed_lines = {0};
+    for (size_t i = 0; i < out->access_count; i++)
+        ppw_ptrmap_put(&accessed_lines,
+                       (const void *)(uintptr_t)line_key(&out->accesses[i].loc, &files), 1);
+    /* the instructions of each location that accesses no memory */
+    struct ppw_intvec *at_loc = ppw_xcalloc(graph->loc_count + 1, sizeof *at_loc);
+    for (size_t v = 0; v < graph->vertex_count; v++) {
+        const struct vertex *vertex = &graph->vertices[v];
+        if (vertex->loc < 0 || vertex->kind != VERTEX_INSTRUCTION)
+            continue;
+        const struct ppw_loc *loc = &graph->locs[vertex->loc];
+        if (loc->line &&
+            !ppw_ptrmap_get(&accessed_lines, (const void *)(uintptr_t)line_key(loc, &files), 0))
+            ppw_intvec_push(&at_loc[vertex->loc], (int)v);
+    }
+    struct operand_walk walk = {ppw_xcalloc(graph->vertex_count + 1, sizeof *walk.round),
+                                ppw_xcalloc(graph->vertex_count + 1, sizeof *walk.hops), 0, {0}};
+    struct ppw_intvec vars = {0};
+    for (size_t l = 0; l < graph->loc_count; l++) {
+        if (!at_loc[l].count)
+            continue;
+        vars.count = 0;
+        operand_memory(graph, &walk, &at_loc[l], &vars);
+        for (size_t k = 0; k < vars.count; k++) {
+            out->accesses = ppw_grow(out->accesses, &capacity, out->access_count + 1,
+                                     sizeof *out->accesses, 16);
+            out->accesses[out->access_count++] =
+                (struct ppw_result_access){graph->locs[l], vars.items[k], 1, 0};
+        }
+        ppw_intvec_free(&at_loc[l]);
+    }
+    free(at_loc);
+    free(walk.round);
+    free(walk.hops);
+    ppw_intvec_free(&walk.work);
+    ppw_intvec_free(&vars);
+    ppw_ptrmap_free(&files);
+    ppw_ptrmap_free(&accessed_lines);
+}
+
 void ppw_graph_fill_accesses(struct graph *graph, struct ppw_result_func *out)
 {
     const struct ppw_intvec *log = &graph->access_log;
     struct ppw_ptrmap index = {0}; /* (loc, var) -> 1 + position in out->accesses */
+    struct ppw_ptrmap files = {0}, indexed_lines = {0};
     size_t capacity = 0;
-    for (size_t i = 0; i + 2 < log->count; i += 3) {
+    /* A line that indexes memory streams it: the pointers and scalar fields
+     * it also reads (p, prm->box), loop-invariant in the loop that indexes,
+     * stay in registers once optimised, so only the indexed accesses count
+     * there (as scalar locals never count). */
+    for (size_t i = 0; i + 3 < log->count; i += 4)
+        if (log->items[i + 3] && !register_like(graph, log->items[i + 1]))
+            ppw_ptrmap_put(&indexed_lines,
+                           (const void *)(uintptr_t)line_key(&graph->locs[log->items[i]], &files),
+                           1);
+    for (size_t i = 0; i + 3 < log->count; i += 4) {
         int loc = log->items[i], node = log->items[i + 1], is_write = log->items[i + 2];
-        if (register_like(&graph->memory, node))
+        if (register_like(graph, node))
+            continue;
+        if (!log->items[i + 3] &&
+            ppw_ptrmap_get(&indexed_lines,
+                           (const void *)(uintptr_t)line_key(&graph->locs[loc], &files), 0))
             continue;
         int var = ppw_graph_export_of(&graph->memory, node);
         if (var < 0)
@@ -92,6 +269,9 @@ void ppw_graph_fill_accesses(struct graph *graph, struct ppw_result_func *out)
             out->accesses[at].reads++;
     }
     ppw_ptrmap_free(&index);
+    ppw_ptrmap_free(&files);
+    ppw_ptrmap_free(&indexed_lines);
+    add_operand_reads(graph, out, capacity);
     if (out->access_count)
         qsort(out->accesses, out->access_count, sizeof *out->accesses, compare_access);
 }

@@ -179,7 +179,9 @@ static void write_to(struct graph *graph, int node, int writer)
     int loc = graph->vertices[writer].loc;
     if (loc >= 0)
         ppw_intvec_add_unique(&graph->memory.nodes[node].write_locs, loc);
-    ppw_intvec_add_unique(&graph->memory.nodes[node].write_blocks, graph->current_block);
+    struct ppw_node *record = &graph->memory.nodes[node];
+    ppw_intvec_push(&record->write_blocks, graph->current_block);
+    ppw_intvec_push(&record->write_seqs, graph->current_seq);
     mark_write(graph, node);
 }
 
@@ -206,13 +208,76 @@ static int is_scalar_access(LLVMValueRef inst)
     return kind != LLVMStructTypeKind && kind != LLVMArrayTypeKind;
 }
 
+/* Whether value, a loaded pointer, only locates other memory: every use is
+ * an address (of a GEP, load or store, through casts).  Such a load (prm
+ * in prm->box, s->atoms in s->atoms->r[i]) reaches the data the line
+ * touches and is not counted as an access of its own; a pointer that is
+ * stored, passed or compared (p = p->next) is data. */
+static int is_handle(LLVMValueRef value, int depth)
+{
+    if (LLVMGetTypeKind(LLVMTypeOf(value)) != LLVMPointerTypeKind || depth > 8)
+        return 0;
+    int uses = 0;
+    for (LLVMUseRef use = LLVMGetFirstUse(value); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        uses++;
+        if (!LLVMIsAInstruction(user))
+            return 0;
+        switch (LLVMGetInstructionOpcode(user)) {
+        case LLVMGetElementPtr:
+            if (LLVMGetOperand(user, 0) != value || !is_handle(user, depth + 1))
+                return 0;
+            break;
+        case LLVMLoad: break;
+        case LLVMStore:
+            if (LLVMGetOperand(user, 0) == value)
+                return 0; /* the pointer itself is stored */
+            break;
+        case LLVMBitCast:
+        case LLVMAddrSpaceCast:
+            if (!is_handle(user, depth + 1))
+                return 0;
+            break;
+        default: return 0;
+        }
+    }
+    return uses > 0;
+}
+
+/* Whether an address is computed with a variable index (a[i], p[i].x,
+ * cl->head[c]) rather than only constant offsets from a pointer or a
+ * variable (prm->box, the pointer p itself). */
+static int is_indexed(LLVMValueRef address)
+{
+    for (int depth = 0; address && depth < 16; depth++) {
+        LLVMOpcode op;
+        if (LLVMIsAInstruction(address))
+            op = LLVMGetInstructionOpcode(address);
+        else if (LLVMIsAConstantExpr(address))
+            op = LLVMGetConstOpcode(address);
+        else
+            return 0;
+        if (op == LLVMGetElementPtr) {
+            int operands = LLVMGetNumOperands(address);
+            for (int k = 1; k < operands; k++)
+                if (!LLVMIsAConstant(LLVMGetOperand(address, (unsigned)k)))
+                    return 1;
+        } else if (op != LLVMBitCast && op != LLVMAddrSpaceCast) {
+            return 0;
+        }
+        address = LLVMGetOperand(address, 0);
+    }
+    return 0;
+}
+
 static void write_targets(struct graph *graph, LLVMValueRef address, int writer, int scalar)
 {
     struct ppw_intvec nodes = {0};
     accessed_nodes(graph, address, scalar, &nodes);
     for (size_t i = 0; i < nodes.count; i++) {
         write_to(graph, nodes.items[i], writer);
-        ppw_graph_log_access(graph, graph->vertices[writer].loc, nodes.items[i], 1);
+        ppw_graph_log_access(graph, graph->vertices[writer].loc, nodes.items[i], 1,
+                             is_indexed(address), !scalar);
     }
     ppw_intvec_free(&nodes);
 }
@@ -227,7 +292,8 @@ static void read_targets_logged(struct graph *graph, LLVMValueRef address, int r
     for (size_t i = 0; i < nodes.count; i++) {
         ppw_graph_add_edge(graph, reader, ppw_graph_view(graph, nodes.items[i]), EDGE_DATA);
         if (log)
-            ppw_graph_log_access(graph, graph->vertices[reader].loc, nodes.items[i], 0);
+            ppw_graph_log_access(graph, graph->vertices[reader].loc, nodes.items[i], 0,
+                                 is_indexed(address), !scalar);
     }
     ppw_intvec_free(&nodes);
 }
@@ -444,6 +510,7 @@ static void add_call_site(struct graph *graph, LLVMValueRef inst, int vertex)
     memset(site, 0, sizeof *site);
     site->inst = inst;
     site->vertex = vertex;
+    site->seq = graph->current_seq;
 }
 
 static void visit_memory_intrinsic(struct graph *graph, LLVMValueRef call, int is_set,
@@ -597,7 +664,7 @@ static void visit_instruction(struct graph *graph, LLVMValueRef inst, LLVMBasicB
     case LLVMLoad: {
         int vertex = inst_vertex(graph, inst, VERTEX_INSTRUCTION);
         LLVMValueRef address = LLVMGetOperand(inst, 0);
-        read_targets(graph, address, vertex, is_scalar_access(inst));
+        read_targets_logged(graph, address, vertex, is_scalar_access(inst), !is_handle(inst, 0));
         ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, address), EDGE_ADDRESS);
         return;
     }
@@ -622,8 +689,10 @@ static void build_edges(struct graph *graph)
         LLVMBasicBlockRef block = graph->cfg.blocks[b];
         graph->current_block = (int)b;
         for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst;
-             inst = LLVMGetNextInstruction(inst))
+             inst = LLVMGetNextInstruction(inst)) {
+            graph->current_seq++;
             visit_instruction(graph, inst, block);
+        }
     }
     graph->current_block = -1;
     for (size_t i = 0; i + 1 < graph->ssa_bindings.count; i += 2) {
@@ -632,7 +701,8 @@ static void build_edges(struct graph *graph)
         if (value >= 0 && graph->vertices[value].loc >= 0)
             ppw_intvec_add_unique(&graph->memory.nodes[node].write_locs,
                                   graph->vertices[value].loc);
-        ppw_intvec_add_unique(&graph->memory.nodes[node].write_blocks, -1);
+        ppw_intvec_push(&graph->memory.nodes[node].write_blocks, -1);
+        ppw_intvec_push(&graph->memory.nodes[node].write_seqs, -1);
         graph->memory.nodes[node].flags |= PPW_VAR_WRITTEN;
     }
 }
@@ -746,7 +816,15 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
                                 &out->vars[i]);
     ppw_graph_fill_calls(&graph, out);
     ppw_graph_fill_accesses(&graph, out);
-    ppw_graph_fill_flows(&graph, sets, component, out);
+    int *flow_component = NULL;
+    size_t flow_components = 0;
+    uint64_t **flow_sets =
+        sets ? ppw_graph_reachable_variables(&graph, &flow_component, &flow_components) : NULL;
+    ppw_graph_fill_flows(&graph, flow_sets, flow_component, out);
+    for (size_t i = 0; i < flow_components; i++)
+        free(flow_sets[i]);
+    free(flow_sets);
+    free(flow_component);
     ppw_graph_fill_written_after(&graph, out);
     for (size_t i = 0; i < components; i++)
         free(sets[i]);

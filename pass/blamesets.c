@@ -85,17 +85,20 @@ static int read_variable(const struct graph *graph, int v)
     return ppw_graph_export_of(&graph->memory, vertex->node);
 }
 
-/* Tarjan's strongly connected components, iteratively, then one bitset per
- * component, built sinks first: the locations reachable (bits 0 to
- * loc_count - 1), then, from ppw_graph_location_words(graph) words on, the
- * exported variables whose memory is read on the way (the variables a
- * variable's value is computed from).  Returns NULL when the sets would be
- * too large. */
-uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
-                                         size_t *component_count)
+static int location_bit(const struct graph *graph, int v)
 {
-    size_t n = graph->vertex_count, loc_words = ppw_graph_location_words(graph);
-    size_t words = loc_words + (graph->exported.count + 63) / 64;
+    return graph->vertices[v].loc;
+}
+
+/* Tarjan's strongly connected components, iteratively, then one bitset per
+ * component, built sinks first, of the bits (bit_of) of the vertices
+ * reachable, over every edge or over data and control edges only.  Returns
+ * NULL when the sets would be too large. */
+static uint64_t **reachable_bits(struct graph *graph, int address_edges, size_t words,
+                                 int (*bit_of)(const struct graph *, int), int **component_of,
+                                 size_t *component_count)
+{
+    size_t n = graph->vertex_count;
     int *index = ppw_xcalloc(n, sizeof *index), *low = ppw_xcalloc(n, sizeof *low);
     int *on_stack = ppw_xcalloc(n, sizeof *on_stack),
         *component = ppw_xcalloc(n, sizeof *component);
@@ -118,7 +121,9 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
             int v = call_vertex[call_depth - 1];
             const struct ppw_intvec *edges = &graph->vertices[v].edges;
             if (edge_position[v] < edges->count) {
-                int w = edges->items[edge_position[v]++] / 4;
+                int edge = edges->items[edge_position[v]++], w = edge / 4;
+                if (!address_edges && edge % 4 == EDGE_ADDRESS)
+                    continue;
                 if (index[w] < 0) {
                     index[w] = low[w] = counter++;
                     stack[stack_depth++] = w;
@@ -150,12 +155,12 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
             } while (stack[first] != v);
             for (size_t s = first; s < stack_depth; s++) {
                 const struct vertex *member = &graph->vertices[stack[s]];
-                if (member->loc >= 0)
-                    bits[member->loc / 64] |= 1ull << (member->loc % 64);
-                int read = read_variable(graph, stack[s]);
-                if (read >= 0)
-                    bits[loc_words + (size_t)read / 64] |= 1ull << (read % 64);
+                int bit = bit_of(graph, stack[s]);
+                if (bit >= 0)
+                    bits[bit / 64] |= 1ull << (bit % 64);
                 for (size_t e = 0; e < member->edges.count; e++) {
+                    if (!address_edges && member->edges.items[e] % 4 == EDGE_ADDRESS)
+                        continue;
                     int target = component[member->edges.items[e] / 4];
                     if (on_stack[member->edges.items[e] / 4] || target == (int)set_count)
                         continue;
@@ -185,9 +190,22 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
     return sets;
 }
 
-size_t ppw_graph_location_words(const struct graph *graph)
+/* The locations reachable from each vertex's component: blame sets. */
+uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
+                                         size_t *component_count)
 {
-    return (graph->loc_count + 63) / 64;
+    return reachable_bits(graph, 1, (graph->loc_count + 63) / 64, location_bit, component_of,
+                          component_count);
+}
+
+/* The exported variables whose memory a vertex's value is computed from
+ * (their views reachable over data and control edges: a variable used only
+ * as an address, the pointer s in s->n, is not what is computed from). */
+uint64_t **ppw_graph_reachable_variables(struct graph *graph, int **component_of,
+                                         size_t *component_count)
+{
+    return reachable_bits(graph, 0, (graph->exported.count + 63) / 64, read_variable,
+                          component_of, component_count);
 }
 
 /* ---- results -------------------------------------------------------------- */
@@ -345,7 +363,7 @@ static int related(const struct ppw_result_func *out, int a, int b)
 void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
                           struct ppw_result_func *out)
 {
-    size_t count = graph->exported.count, offset = ppw_graph_location_words(graph);
+    size_t count = graph->exported.count, offset = 0;
     if (!sets || !count)
         return;
     struct ppw_intvec *into = ppw_xcalloc(count, sizeof *into);
@@ -367,20 +385,24 @@ void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int 
     free(into);
 }
 
-static int written_in(const struct ppw_memory *memory, int node, const char *reachable, int depth)
+/* Whether node (or what is below it) is written in a block control reaches
+ * after the call at position seq of block start: later in that block, or
+ * in a block reachable from it (the block itself only through a loop). */
+static int written_after(const struct ppw_memory *memory, int node, const char *reachable,
+                         int start, int seq, int depth)
 {
     const struct ppw_node *record = &memory->nodes[node];
     for (size_t i = 0; i < record->write_blocks.count; i++) {
         int block = record->write_blocks.items[i];
-        if (block < 0 || reachable[block])
+        if (block < 0 || reachable[block] || (block == start && record->write_seqs.items[i] > seq))
             return 1;
     }
     if (depth > 64)
         return 0;
     for (size_t c = 0; c < record->children.count; c++)
-        if (written_in(memory, record->children.items[c], reachable, depth + 1))
+        if (written_after(memory, record->children.items[c], reachable, start, seq, depth + 1))
             return 1;
-    return record->pte >= 0 && written_in(memory, record->pte, reachable, depth + 1);
+    return record->pte >= 0 && written_after(memory, record->pte, reachable, start, seq, depth + 1);
 }
 
 void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *out)
@@ -393,11 +415,10 @@ void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *o
         int start = ppw_cfg_index(&graph->cfg, LLVMGetInstructionParent(graph->calls[i].inst));
         if (start < 0)
             continue;
-        /* the call's own block (what follows the call in it), and every
-         * block reachable from it, loops included */
+        /* every block reachable from the call's block's successors, loops
+         * back to it included */
         memset(reachable, 0, blocks);
         size_t top = 0;
-        reachable[start] = 1;
         work[top++] = start;
         while (top) {
             int b = work[--top];
@@ -411,7 +432,8 @@ void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *o
         }
         vars.count = 0;
         for (size_t v = 0; v < graph->exported.count; v++)
-            if (written_in(&graph->memory, graph->exported.items[v], reachable, 0))
+            if (written_after(&graph->memory, graph->exported.items[v], reachable, start,
+                              graph->calls[i].seq, 0))
                 ppw_intvec_push(&vars, (int)v);
         if (!vars.count)
             continue;

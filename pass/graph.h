@@ -48,6 +48,7 @@ struct pending_binding {
 struct call_site {
     LLVMValueRef inst;
     int vertex;
+    int seq; /* its position in the function (graph.current_seq) */
     unsigned kind;
     const char *callee;
     struct ppw_intvec bindings; /* indices into graph.pending */
@@ -82,9 +83,10 @@ struct graph {
     struct deferred_name *deferred;
     size_t deferred_count, deferred_capacity;
     struct ppw_intvec ssa_bindings; /* pairs: node, value vertex */
-    struct ppw_intvec access_log;   /* triples: location, node, 1 for a write */
+    struct ppw_intvec access_log;   /* quads: location, node, 1 for a write, 1 if indexed */
     int return_node;
     int current_block; /* the CFG block being visited, -1 */
+    int current_seq;   /* the position of the instruction being visited */
     int *export_vertex;         /* per exported node */
     struct ppw_intvec exported; /* node ids in export order */
     int *visit_marks;           /* per vertex: round of the last data_sources walk */
@@ -123,12 +125,13 @@ void ppw_graph_select_exports(struct graph *graph);
 int ppw_graph_export_of(const struct ppw_memory *memory, int node);
 uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
                                          size_t *component_count);
-/* Where a reachability set's variable bits start, in 64-bit words. */
-size_t ppw_graph_location_words(const struct graph *graph);
+uint64_t **ppw_graph_reachable_variables(struct graph *graph, int **component_of,
+                                         size_t *component_count);
 /* For each call, the variables written where control can go after it:
  * out->calls[].written_after. */
 void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *out);
-/* The variables each variable is computed from, inverted: out->flows. */
+/* The variables each variable is computed from (sets and component from
+ * ppw_graph_reachable_variables), inverted: out->flows. */
 void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
                           struct ppw_result_func *out);
 void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *inclusive,
@@ -136,7 +139,10 @@ void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *
 void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out);
 
 /* accesses.c */
-void ppw_graph_log_access(struct graph *graph, int loc, int node, int is_write);
+/* indexed: the address has a variable index; block: the access is a
+ * memcpy's or a library call's buffer. */
+void ppw_graph_log_access(struct graph *graph, int loc, int node, int is_write, int indexed,
+                          int block);
 void ppw_graph_fill_accesses(struct graph *graph, struct ppw_result_func *out);
 
 #endif

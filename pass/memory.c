@@ -39,6 +39,7 @@ void ppw_memory_free(struct ppw_memory *memory)
         ppw_intvec_free(&memory->nodes[i].contents);
         ppw_intvec_free(&memory->nodes[i].write_locs);
         ppw_intvec_free(&memory->nodes[i].write_blocks);
+        ppw_intvec_free(&memory->nodes[i].write_seqs);
     }
     free(memory->nodes);
     clear_memo(memory);

@@ -46,8 +46,10 @@ struct ppw_node {
     int stores_unknown;           /* a stored pointer had no known target */
     struct ppw_intvec write_locs; /* locations of direct writes */
     struct ppw_intvec write_blocks; /* CFG blocks of direct writes; -1: unknown */
+    struct ppw_intvec write_seqs;   /* ... and the writes' positions in the function */
     int vertex;                   /* first of its graph vertices, -1 */
     int touched;                  /* read, written or bound in this function */
+    int block_access;             /* a library call or memcpy reads or writes it */
     int export_id;
 };
 

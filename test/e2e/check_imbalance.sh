@@ -78,12 +78,11 @@ ok=$(jq --slurpfile b even.bounds '.variables[0].max_over_mean <= $b[0].high and
 [ "$ok" = true ] || fail "balanced run: max/mean $(jq '.variables[0].max_over_mean' even.json) \
 above the bound, or the bound does not separate it from a 3x imbalance"
 
-# --thread: the light thread's report holds its samples only.  work() on
-# that thread blames jobs through arg (the call binds &jobs[0]), and only
-# main's own lines (calloc into jobs[k].a, the printf and frees of
-# jobs[k].a) blame jobs[].a: so jobs[].a gets at most the light thread's
-# samples outside work(), a few at start-up and exit.  Had the heavy
-# thread's samples leaked in, jobs[].a would hold most of the report.
+# --thread: the light thread's report holds its samples only (its total is
+# the thread's count in imbalance).  work() on that thread writes
+# job->a[i] through arg, which the call binds to &jobs[0]: the field path
+# survives the move up, so every sample in work() blames main's jobs[].a
+# and jobs (exact: work's lines are all in job->a's blame set).
 "$blame" report heavy --binary ./prog --thread "$light" --format json --top 0 >light.json ||
     fail "report --thread: $(cat light.json)"
 "$blame" code heavy --binary ./prog --thread "$light" --flat --format json >light_code.json ||
@@ -92,8 +91,9 @@ outside=$(jq '.total_samples - ([.functions[] | select(.function == "work") | .s
     light_code.json)
 ok=$(jq --argjson t "$light" --argjson outside "$outside" --slurpfile h heavy.json '.thread == $t and
     .total_samples == ($h[0].thread_samples[$h[0].threads | index($t)]) and
-    ([.variables[] | select(.name == "jobs[].a") | .samples] | add // 0) <= $outside and
-    .variables[0].name == "jobs"' light.json)
+    ([.variables[] | select(.name == "jobs[].a" and .function == "main") | .samples] | add // 0)
+        >= .total_samples - $outside and
+    (.variables[0].name | IN("jobs", "jobs[].a"))' light.json)
 [ "$ok" = true ] || fail "report --thread $light: $(jq -c --argjson o "$outside" '{thread, total_samples, outside_work: $o, v: [.variables[0:6][] | [.name, .samples]]}' light.json)"
 "$blame" code heavy --binary ./prog --thread "$heavy" --format json >code.json ||
     fail "code --thread: $(cat code.json)"

@@ -188,7 +188,7 @@ static void text_var(FILE *out, const struct report *p, const struct ppw_blame_v
             used += (size_t)snprintf(where + used, sizeof where - used, "%s%s in %s",
                                      i ? ", " : "", v->aliases[i].name, v->aliases[i].function);
         fprintf(out, "\n%35s", "");
-        view_cell(out, where, strlen(where) < 65 ? strlen(where) : 65, true);
+        view_cell(out, where, strlen(where) < 65 ? strlen(where) : 65, false);
     }
     putc('\n', out);
 }
