@@ -253,7 +253,7 @@ static uint32_t child_node(struct attr *a, uint32_t parent, int32_t func)
         if (n->parent == parent && n->func == func)
             return a->node_table[k] - 1;
     }
-    a->nodes[a->nnodes] = (struct ctx_node){parent, func};
+    a->nodes[a->nnodes] = (struct ctx_node){parent, func, NULL};
     a->node_table[k] = (uint32_t)++a->nnodes;
     return (uint32_t)(a->nnodes - 1);
 }
@@ -583,6 +583,23 @@ static bool grow_ctx_table(struct attr *a)
  * a variable may be blamed in as many contexts as there are stacks. */
 static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint64_t samples)
 {
+    if (!slot->path[0] && node && a->nodes[node].func == slot->func) {
+        /* a variable in its own function's context: a direct count */
+        struct ctx_node *n = &a->nodes[node];
+        if (!n->counts) {
+            size_t vars = a->graph->funcs[slot->func].var_count;
+            if (!(n->counts = calloc(vars ? vars : 1, sizeof *n->counts))) {
+                a->oom = true;
+                return;
+            }
+        }
+        n->counts[slot->var] += samples;
+        return;
+    }
+    if (slot->nctx && slot->ctx[slot->last_ctx].node == node) {
+        slot->ctx[slot->last_ctx].samples += samples; /* as the stack before */
+        return;
+    }
     uint32_t id = (uint32_t)(slot - a->slots) + 1;
     if (!grow_ctx_table(a)) {
         a->oom = true;
@@ -592,6 +609,7 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
     for (; a->ctx_table[k].slot; k = (k + 1) & mask) {
         if (a->ctx_table[k].slot == id && a->ctx_table[k].node == node) {
             slot->ctx[a->ctx_table[k].at].samples += samples;
+            slot->last_ctx = a->ctx_table[k].at;
             return;
         }
     }
@@ -601,6 +619,7 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
     }
     a->ctx_table[k] = (struct ctx_ref){id, node, (uint32_t)slot->nctx};
     a->nctx_refs++;
+    slot->last_ctx = (uint32_t)slot->nctx;
     slot->ctx[slot->nctx++] = (struct ctx_count){node, samples};
 }
 
@@ -757,10 +776,45 @@ static const char *result_name(const struct ppw_static_func *f, struct ppw_arena
     return name;
 }
 
+/* Each slot's context with the most samples: the direct counts of the
+ * contexts of its function, then the ones counted by slot. */
+static bool best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *best_samples)
+{
+    for (size_t n = 1; n < a->nnodes; n++) {
+        const struct ctx_node *node = &a->nodes[n];
+        if (!node->counts)
+            continue;
+        const struct fstate *s = &a->fs[node->func];
+        for (size_t v = 0; v < a->graph->funcs[node->func].var_count; v++) {
+            size_t at = s->slot ? s->slot[v] : 0;
+            if (!node->counts[v] || !at || node->counts[v] <= best_samples[at - 1])
+                continue;
+            best_samples[at - 1] = node->counts[v];
+            best_node[at - 1] = (uint32_t)n;
+        }
+    }
+    for (size_t i = 0; i < a->nslots; i++)
+        for (size_t k = 0; k < a->slots[i].nctx; k++)
+            if (a->slots[i].ctx[k].samples > best_samples[i]) {
+                best_samples[i] = a->slots[i].ctx[k].samples;
+                best_node[i] = a->slots[i].ctx[k].node;
+            }
+    return true;
+}
+
 static bool build_result(const struct attr *a, struct ppw_blame_result *r)
 {
     if (a->nslots && !(r->vars = ppw_arena_calloc(r->arena, a->nslots, sizeof *r->vars)))
         return false;
+    uint32_t *best_node = calloc(a->nslots + 1, sizeof *best_node);
+    uint64_t *best_samples = calloc(a->nslots + 1, sizeof *best_samples);
+    if (!best_node || !best_samples) {
+        free(best_node);
+        free(best_samples);
+        return false;
+    }
+    best_contexts(a, best_node, best_samples);
+    bool ok = true;
     for (size_t i = 0; i < a->nslots; i++) {
         const struct slot *slot = &a->slots[i];
         const struct ppw_static_func *f = &a->graph->funcs[slot->func];
@@ -785,13 +839,17 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             .access_read_weight = slot->acc_read_w,
             .access_write_weight = slot->acc_write_w,
         };
-        if (v->kind == PPW_VAR_RETURN && !(out->name = result_name(f, r->arena)))
-            return false;
+        if (v->kind == PPW_VAR_RETURN && !(out->name = result_name(f, r->arena))) {
+            ok = false;
+            break;
+        }
         if (slot->naliases) {
             struct ppw_blame_alias *aliases =
                 ppw_arena_calloc(r->arena, slot->naliases, sizeof *aliases);
-            if (!aliases)
-                return false;
+            if (!aliases) {
+                ok = false;
+                break;
+            }
             for (size_t k = 0; k < slot->naliases; k++) {
                 const struct ppw_static_func *af = &a->graph->funcs[slot->alias_func[k]];
                 aliases[k] = (struct ppw_blame_alias){af->vars[slot->alias_var[k]].name,
@@ -800,18 +858,18 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             out->aliases = aliases;
             out->naliases = slot->naliases;
         }
-        const struct ctx_count *best = NULL;
-        for (size_t k = 0; k < slot->nctx; k++)
-            if (!best || slot->ctx[k].samples > best->samples)
-                best = &slot->ctx[k];
-        if (best && !(out->context = context_text(a, best->node, r->arena)))
-            return false;
+        if (best_samples[i] && !(out->context = context_text(a, best_node[i], r->arena))) {
+            ok = false;
+            break;
+        }
         if (!slot->global && (!out->context || !out->context[0]))
             out->context = func_name(f); /* only the access view reached it */
     }
-    if (r->nvars)
+    free(best_node);
+    free(best_samples);
+    if (ok && r->nvars)
         qsort(r->vars, r->nvars, sizeof *r->vars, compare_vars);
-    return true;
+    return ok;
 }
 
 static void attr_free(struct attr *a)
@@ -827,6 +885,8 @@ static void attr_free(struct attr *a)
     for (size_t i = 0; i < a->nslots; i++)
         free(a->slots[i].ctx);
     free(a->slots);
+    for (size_t i = 0; i < a->nnodes; i++)
+        free(a->nodes[i].counts);
     free(a->nodes);
     free(a->node_table);
     free(a->ctx_table);
@@ -848,7 +908,10 @@ static bool attr_init(struct attr *a)
         if (!index_name(a, g->funcs[i].name, i) || !index_name(a, g->funcs[i].linkage_name, i))
             return false;
     a->nnodes = 1; /* node 0: the empty context */
-    return ppw_array_reserve(&a->nodes, &a->nodes_cap, 1, sizeof *a->nodes);
+    if (!ppw_array_reserve(&a->nodes, &a->nodes_cap, 1, sizeof *a->nodes))
+        return false;
+    a->nodes[0] = (struct ctx_node){0, -1, NULL};
+    return true;
 }
 
 void ppw_blame_result_free(struct ppw_blame_result *result)

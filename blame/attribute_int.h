@@ -86,6 +86,15 @@ struct binding_memo {
     const char *path;
     int32_t caller_var; /* -1: bound to nothing */
     const char *caller_path;
+    uint32_t extra; /* 0 for bindings */
+};
+
+/* One step of a datum's walk up the stack being attributed (datum.c). */
+struct stack_step {
+    uint64_t serial; /* the stack's; older: an empty entry */
+    uint32_t link, var;
+    const char *path;
+    uint32_t slot, where; /* the datum's slot and its chain frame */
 };
 
 /* A result variable: one datum, named where it is declared (datum.c): a
@@ -105,12 +114,14 @@ struct slot {
     double acc_read, acc_write, acc_read_w, acc_write_w; /* access view */
     struct ctx_count *ctx;                               /* calling contexts it was blamed in */
     size_t nctx, ctx_cap;
+    uint32_t last_ctx; /* the context the last stack counted */
 };
 
 /* Calling-context trie: node 0 is the empty path. */
 struct ctx_node {
     uint32_t parent;
     int32_t func;
+    uint64_t *counts; /* per variable of func: the samples that blamed it in this context */
 };
 
 struct name_list {
@@ -147,9 +158,12 @@ struct attr {
     size_t ndone, done_cap;
     struct ppw_arena *names_arena; /* the result's: names of datums with a path */
     struct ppw_strmap paths;   /* interned field paths of datums */
-    struct ppw_strmap datums;  /* "func:var:path" -> slot, for datums with a path */
+    const char *empty_path;    /* paths' "" */
     struct binding_memo *memo; /* open addressing */
     size_t memo_cap, nmemo;
+    struct stack_step *steps; /* open addressing, by stack serial */
+    size_t steps_cap, nsteps_used;
+    uint64_t step_stack;
     bool oom;
     /* access view (options->access) */
     bool access;

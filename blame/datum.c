@@ -131,16 +131,27 @@ static const char *intern(struct attr *a, const char *path)
 
 /* ---- one binding ---- */
 
-static uint64_t memo_hash(const struct ppw_static_call *c, uint32_t var, const char *path)
+/* A memo entry that is not a binding but a datum with a path: (func in
+ * var, path, var in extra) -> slot in caller_var. */
+static const struct ppw_static_call datum_key_call;
+#define DATUM_KEY (&datum_key_call)
+
+static uint64_t memo_hash(const struct ppw_static_call *c, uint32_t var, const char *path,
+                          uint32_t extra)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)c ^ ((uint64_t)var << 40) ^ (uint64_t)(uintptr_t)path) *
+    uint64_t h = ((uint64_t)(uintptr_t)c ^ ((uint64_t)var << 40) ^ (uint64_t)(uintptr_t)path ^
+                  ((uint64_t)extra << 20)) *
                  0x9e3779b97f4a7c15ull;
     return h ^ (h >> 31);
 }
 
+/* The entry for (c, var, path, extra), or the empty entry where it goes;
+ * c NULL looks up a datum key (DATUM_KEY). */
 static struct binding_memo *memo_find(struct attr *a, const struct ppw_static_call *c,
-                                      uint32_t var, const char *path)
+                                      uint32_t var, const char *path, uint32_t extra)
 {
+    if (!c)
+        c = DATUM_KEY;
     if ((a->nmemo + 1) * 2 > a->memo_cap) {
         size_t cap = a->memo_cap ? a->memo_cap * 2 : 1024;
         struct binding_memo *table = calloc(cap, sizeof *table);
@@ -152,7 +163,7 @@ static struct binding_memo *memo_find(struct attr *a, const struct ppw_static_ca
             const struct binding_memo *m = &a->memo[i];
             if (!m->call)
                 continue;
-            size_t k = (size_t)memo_hash(m->call, m->var, m->path) & (cap - 1);
+            size_t k = (size_t)memo_hash(m->call, m->var, m->path, m->extra) & (cap - 1);
             while (table[k].call)
                 k = (k + 1) & (cap - 1);
             table[k] = *m;
@@ -161,9 +172,10 @@ static struct binding_memo *memo_find(struct attr *a, const struct ppw_static_ca
         a->memo = table;
         a->memo_cap = cap;
     }
-    size_t mask = a->memo_cap - 1, k = (size_t)memo_hash(c, var, path) & mask;
+    size_t mask = a->memo_cap - 1, k = (size_t)memo_hash(c, var, path, extra) & mask;
     for (; a->memo[k].call; k = (k + 1) & mask)
-        if (a->memo[k].call == c && a->memo[k].var == var && a->memo[k].path == path)
+        if (a->memo[k].call == c && a->memo[k].var == var && a->memo[k].path == path &&
+            a->memo[k].extra == extra)
             return &a->memo[k];
     return &a->memo[k];
 }
@@ -265,18 +277,15 @@ struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var, const cha
     const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
     struct fstate *s = &a->fs[func];
     if (path && path[0]) {
-        char key[700];
-        int n = snprintf(key, sizeof key, "%d:%u:%s", func, var, path);
-        if (n < 0 || (size_t)n >= sizeof key)
-            return ppw_attr_slot(a, func, var, "");
-        bool added;
-        struct ppw_strmap_entry *e = ppw_strmap_put(&a->datums, key, a->nslots, &added);
-        if (!e) {
-            a->oom = true;
+        /* path is interned: (func, var, path pointer) names the datum */
+        struct binding_memo *m = memo_find(a, NULL, (uint32_t)func, path, var);
+        if (!m)
             return NULL;
-        }
-        if (!added)
-            return &a->slots[e->value];
+        if (m->call)
+            return &a->slots[m->caller_var];
+        *m = (struct binding_memo){DATUM_KEY, (uint32_t)func, path, (int32_t)a->nslots, NULL,
+                                   var};
+        a->nmemo++;
         struct slot *slot = new_slot(a, func, var, path, false);
         if (!slot)
             return NULL;
@@ -323,6 +332,49 @@ static void note_alias(struct slot *slot, int32_t func, uint32_t var)
 
 /* ---- the datum ---- */
 
+static uint64_t step_hash(uint32_t link, uint32_t var, const char *path)
+{
+    uint64_t h = (((uint64_t)link << 32 | var) ^ (uint64_t)(uintptr_t)path) * 0x9e3779b97f4a7c15ull;
+    return h ^ (h >> 29);
+}
+
+/* The entry of (link, var, path) in the current stack's steps, or where it
+ * goes (serial older than the stack's).  Entries of older stacks are
+ * overwritten; the table grows when a stack fills half of it. */
+static struct stack_step *step_find(struct attr *a, uint32_t link, uint32_t var, const char *path)
+{
+    if (a->step_stack != a->serial) {
+        a->step_stack = a->serial;
+        a->nsteps_used = 0;
+    }
+    if ((a->nsteps_used + 1) * 2 > a->steps_cap) {
+        size_t cap = a->steps_cap ? a->steps_cap * 2 : 1024;
+        struct stack_step *table = calloc(cap, sizeof *table);
+        if (!table) {
+            a->oom = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < a->steps_cap; i++) {
+            const struct stack_step *old = &a->steps[i];
+            if (old->serial != a->serial)
+                continue;
+            size_t k = (size_t)step_hash(old->link, old->var, old->path) & (cap - 1);
+            while (table[k].serial == a->serial)
+                k = (k + 1) & (cap - 1);
+            table[k] = *old;
+        }
+        free(a->steps);
+        a->steps = table;
+        a->steps_cap = cap;
+    }
+    size_t mask = a->steps_cap - 1, k = (size_t)step_hash(link, var, path) & mask;
+    for (; a->steps[k].serial == a->serial; k = (k + 1) & mask)
+        if (a->steps[k].link == link && a->steps[k].var == var && a->steps[k].path == path)
+            return &a->steps[k];
+    a->nsteps_used++;
+    return &a->steps[k];
+}
+
 struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *where)
 {
     int32_t func = a->done[link].func;
@@ -331,55 +383,97 @@ struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *w
         return NULL;
     const uint32_t first_var = s->copy_of[var];
     const int32_t first_func = func;
-    const char *path = intern(a, "");
     var = first_var;
-    for (int depth = 0; depth < 256; depth++) {
+    const struct frame_blame *link_fb = &a->done[link];
+    if (s->root[var] < 0 &&
+        (link_fb->up < 0 || a->done[link_fb->up].call->kind != PPW_CALL_TASK)) {
+        /* the function's own variable: most entries, no walk */
+        if (where)
+            *where = link;
+        struct slot *slot = ppw_attr_slot(a, func, var, "");
+        if (slot && var != first_var)
+            note_alias(slot, first_func, first_var);
+        return slot;
+    }
+    const char *path = a->empty_path ? a->empty_path : (a->empty_path = intern(a, ""));
+    /* Up the chain, remembering each step: the steps of one stack resolve
+     * to the same datum, and other entries of the stack meet them (a
+     * parameter passed down twenty frames is walked once per stack). */
+    struct stack_step steps[256];
+    size_t nsteps = 0;
+    struct stack_step *hit = NULL;
+    for (; nsteps < sizeof steps / sizeof steps[0]; nsteps++) {
+        hit = step_find(a, (uint32_t)link, var, path);
+        if (!hit)
+            return NULL;
+        if (hit->serial == a->serial)
+            break;
+        steps[nsteps] = (struct stack_step){0, (uint32_t)link, var, path, 0, 0};
+        hit = NULL;
         const struct frame_blame *fb = &a->done[link];
         const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
         if (fb->up < 0 || v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC ||
-            v->kind == PPW_VAR_RETURN)
+            v->kind == PPW_VAR_RETURN) {
+            nsteps++;
             break;
+        }
         const struct frame_blame *up = &a->done[fb->up];
         struct fstate *cs = ppw_attr_fstate(a, up->func);
         if (!cs)
             return NULL;
-        struct binding_memo *m = memo_find(a, up->call, var, path);
+        struct binding_memo *m = memo_find(a, up->call, var, path, 0);
         if (!m)
             return NULL;
         if (!m->call) {
-            struct binding_memo found = {up->call, var, path, -1, NULL};
+            struct binding_memo found = {up->call, var, path, -1, NULL, 0};
             bind_one(a, &a->graph->funcs[up->func], cs, &a->graph->funcs[func], s, up->call, var,
                      path, &found);
             /* the table may have grown while interning: find the entry again */
-            if (!(m = memo_find(a, up->call, var, path)))
+            if (!(m = memo_find(a, up->call, var, path, 0)))
                 return NULL;
             if (!m->call) {
                 *m = found;
                 a->nmemo++;
             }
         }
-        if (m->caller_var < 0)
+        if (m->caller_var < 0) {
+            nsteps++;
             break;
+        }
         link = (size_t)fb->up;
         func = up->func;
         s = cs;
         var = s->copy_of[m->caller_var];
         path = m->caller_path;
     }
+    struct slot *slot;
+    if (hit) {
+        slot = &a->slots[hit->slot];
+        link = hit->where;
+    } else {
+        slot = ppw_attr_slot(a, func, var, path);
+        if (!slot)
+            return NULL;
+        if (path[0]) /* the field's type is the callee's, which names it */
+            slot->type = a->graph->funcs[first_func].vars[first_var].type;
+    }
+    for (size_t i = 0; i < nsteps; i++) {
+        struct stack_step *step = step_find(a, steps[i].link, steps[i].var, steps[i].path);
+        if (!step)
+            return NULL;
+        *step = steps[i];
+        step->serial = a->serial;
+        step->slot = (uint32_t)(slot - a->slots);
+        step->where = (uint32_t)link;
+    }
     if (where)
         *where = link;
-    struct slot *slot = ppw_attr_slot(a, func, var, path);
-    if (!slot)
-        return NULL;
     note_alias(slot, first_func, first_var);
-    if (path[0]) /* the field's type is the callee's, which names it */
-        slot->type = a->graph->funcs[first_func].vars[first_var].type;
     return slot;
 }
-
 void ppw_attr_datum_free(struct attr *a)
 {
     ppw_strmap_free(&a->paths);
-    ppw_strmap_free(&a->datums);
     free(a->memo);
+    free(a->steps);
 }

@@ -159,9 +159,12 @@ static void operand_memory(struct graph *graph, struct operand_walk *w,
             continue;
         if (vertex->kind == VERTEX_VIEW && vertex->node >= 0) {
             const struct ppw_node *node = &graph->memory.nodes[vertex->node];
-            /* memory, or a scalar parameter: its value is the caller's
-             * argument, whose memory ppw-blame finds through the binding */
-            if (!register_like(graph, vertex->node) || node->kind == PPW_VAR_PARAM) {
+            /* memory, or a scalar parameter the line itself computes with
+             * (arithmetic on arguments: d and box in `d > 0.5 * box`): its
+             * value is the caller's argument, whose memory ppw-blame finds
+             * through the binding.  One reached through locals (the bound
+             * n of `upper = n - 1` on a loop's test) is not the line's data. */
+            if (!register_like(graph, vertex->node) || (node->kind == PPW_VAR_PARAM && h == 0)) {
                 int var = ppw_graph_export_of(&graph->memory, vertex->node);
                 if (var >= 0)
                     ppw_intvec_add_unique(vars, var);
