@@ -816,15 +816,20 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
                                 &out->vars[i]);
     ppw_graph_fill_calls(&graph, out);
     ppw_graph_fill_accesses(&graph, out);
-    int *flow_component = NULL;
-    size_t flow_components = 0;
-    uint64_t **flow_sets =
-        sets ? ppw_graph_reachable_variables(&graph, &flow_component, &flow_components) : NULL;
-    ppw_graph_fill_flows(&graph, flow_sets, flow_component, out);
-    for (size_t i = 0; i < flow_components; i++)
-        free(flow_sets[i]);
-    free(flow_sets);
-    free(flow_component);
+    struct ppw_flow_sets by_value = {0}, by_content = {0};
+    if (sets) {
+        by_value.sets = ppw_graph_reachable_variables(&graph, 1, &by_value.component, &by_value.count);
+        by_content.sets =
+            ppw_graph_reachable_variables(&graph, 0, &by_content.component, &by_content.count);
+    }
+    ppw_graph_fill_flows(&graph, &by_value, &by_content, out);
+    for (int pass = 0; pass < 2; pass++) {
+        struct ppw_flow_sets *f = pass ? &by_content : &by_value;
+        for (size_t i = 0; i < f->count; i++)
+            free(f->sets[i]);
+        free(f->sets);
+        free(f->component);
+    }
     ppw_graph_fill_written_after(&graph, out);
     for (size_t i = 0; i < components; i++)
         free(sets[i]);

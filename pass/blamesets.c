@@ -2,6 +2,7 @@
  * pointee, the variables exported, their inclusive sets by reachability
  * and their exclusive sets from direct writes, and the results. */
 #include "graph.h"
+#include "dbgvar.h"
 
 #include "llvm_shim.h"
 
@@ -199,12 +200,13 @@ uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of
 }
 
 /* The exported variables whose memory a vertex's value is computed from
- * (their views reachable over data and control edges: a variable used only
- * as an address, the pointer s in s->n, is not what is computed from). */
-uint64_t **ppw_graph_reachable_variables(struct graph *graph, int **component_of,
-                                         size_t *component_count)
+ * (their views reachable), over every edge, or over data and control edges
+ * only (a variable used only as an address, the pointer s in s->n, is then
+ * not what is computed from). */
+uint64_t **ppw_graph_reachable_variables(struct graph *graph, int address_edges,
+                                         int **component_of, size_t *component_count)
 {
-    return reachable_bits(graph, 0, (graph->exported.count + 63) / 64, read_variable,
+    return reachable_bits(graph, address_edges, (graph->exported.count + 63) / 64, read_variable,
                           component_of, component_count);
 }
 
@@ -360,18 +362,35 @@ static int related(const struct ppw_result_func *out, int a, int b)
     return 0;
 }
 
-void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
-                          struct ppw_result_func *out)
+static int is_pointer_node(const struct ppw_memory *memory, int node)
 {
-    size_t count = graph->exported.count, offset = 0;
-    if (!sets || !count)
+    LLVMMetadataRef type = ppw_dbgvar_strip(memory->nodes[node].type);
+    return type && ppw_di_tag(type) == 0x0f; /* DW_TAG_pointer_type */
+}
+
+void ppw_graph_fill_flows(struct graph *graph, const struct ppw_flow_sets *by_value,
+                          const struct ppw_flow_sets *by_content, struct ppw_result_func *out)
+{
+    size_t count = graph->exported.count;
+    if (!by_value->sets || !by_content->sets || !count)
         return;
+    /* A pointer's receivers got their blame through what it points to:
+     * what is computed from that memory, not what is reached through the
+     * pointer's value (sim in sim->nSteps).  Other variables' values count
+     * as indices too (idx in row[idx].energy). */
+    char *pointer = ppw_xcalloc(count, 1);
+    for (size_t r = 0; r < count; r++)
+        pointer[r] = (char)is_pointer_node(&graph->memory, graph->exported.items[r]);
     struct ppw_intvec *into = ppw_xcalloc(count, sizeof *into);
     for (size_t w = 0; w < count; w++) {
-        const uint64_t *bits = sets[component[graph->export_vertex[w]]] + offset;
-        for (size_t r = 0; r < count; r++)
+        int vertex = graph->export_vertex[w];
+        const uint64_t *value = by_value->sets[by_value->component[vertex]];
+        const uint64_t *content = by_content->sets[by_content->component[vertex]];
+        for (size_t r = 0; r < count; r++) {
+            const uint64_t *bits = pointer[r] ? content : value;
             if (r != w && ((bits[r / 64] >> (r % 64)) & 1) && !related(out, (int)r, (int)w))
                 ppw_intvec_push(&into[r], (int)w);
+        }
     }
     for (size_t r = 0; r < count; r++)
         out->flow_count += into[r].count > 0;
@@ -383,6 +402,7 @@ void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int 
         out->flows[k++] = (struct ppw_result_flow){(int)r, into[r].items, into[r].count};
     }
     free(into);
+    free(pointer);
 }
 
 /* Whether node (or what is below it) is written in a block control reaches

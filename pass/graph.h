@@ -125,15 +125,21 @@ void ppw_graph_select_exports(struct graph *graph);
 int ppw_graph_export_of(const struct ppw_memory *memory, int node);
 uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
                                          size_t *component_count);
-uint64_t **ppw_graph_reachable_variables(struct graph *graph, int **component_of,
-                                         size_t *component_count);
+uint64_t **ppw_graph_reachable_variables(struct graph *graph, int address_edges,
+                                         int **component_of, size_t *component_count);
+/* One reachability: a bitset per component, and each vertex's component. */
+struct ppw_flow_sets {
+    uint64_t **sets;
+    int *component;
+    size_t count;
+};
 /* For each call, the variables written where control can go after it:
  * out->calls[].written_after. */
 void ppw_graph_fill_written_after(struct graph *graph, struct ppw_result_func *out);
-/* The variables each variable is computed from (sets and component from
- * ppw_graph_reachable_variables), inverted: out->flows. */
-void ppw_graph_fill_flows(struct graph *graph, uint64_t *const *sets, const int *component,
-                          struct ppw_result_func *out);
+/* The variables computed from each variable (out->flows), from
+ * ppw_graph_reachable_variables with and without address edges. */
+void ppw_graph_fill_flows(struct graph *graph, const struct ppw_flow_sets *by_value,
+                          const struct ppw_flow_sets *by_content, struct ppw_result_func *out);
 void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *inclusive,
                              struct ppw_result_var *out);
 void ppw_graph_fill_calls(struct graph *graph, struct ppw_result_func *out);
