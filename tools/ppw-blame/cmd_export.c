@@ -19,15 +19,15 @@
 #include "ppw/gasp.h"
 
 static const char usage[] =
-    "usage: ppw-blame export [DIR] --to folded|speedscope|chrome|pprof [-o FILE]\n"
+    "usage: ppw-blame export [DIR...] --to folded|speedscope|chrome|pprof [-o FILE]\n"
     "                        [--no-locations] [--variables] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R] [--folded FILE]\n\n"
-    "Writes the run directory or MPI job DIR (default: the newest ppw-* directory)\n"
-    "in a format other tools read:\n"
+    "Writes the run directory or MPI job DIR (default: the newest ppw-* directory;\n"
+    "several are summed, but for chrome) in a format other tools read:\n"
     "  folded       one line per distinct stack, root first, and its samples; frames\n"
-    "               are FUNCTION@FILE:LINE:COL, which 'ppw-blame report --folded'\n"
-    "               reads back (--no-locations: bare function names, for flame-graph\n"
-    "               tools such as flamegraph.pl)\n"
+    "               keep their function, file, line and column, which 'ppw-blame\n"
+    "               report --folded' reads back (--no-locations: bare function names,\n"
+    "               for flame-graph tools such as flamegraph.pl)\n"
     "  speedscope   a speedscope file (https://www.speedscope.app): one sampled\n"
     "               profile per thread (per rank and thread for a job), weighted by\n"
     "               the run's metric\n"
@@ -212,8 +212,7 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
     const struct cli_flag flags[] = {{"--force", &o->view.force},
                                      {"--no-locations", &o->no_locations},
                                      {"--variables", &o->variables}};
-    int rc = cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 2, flags, 3, &o->view.dir,
-                             &o->view.help, err);
+    int rc = VIEW_PARSE(argc, argv, &o->view, options, VIEW_OPTION_COUNT + 2, flags, 3, err);
     if (rc || o->view.help)
         return rc;
     if (o->view.format)
@@ -243,6 +242,10 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         return ppw_err_set(
             err, PPW_EUSAGE,
             "export: --to chrome reads a traced run: no --folded, --top or --thread");
+    if (o->fmt == TO_CHROME && o->view.ndirs > 1) /* a timeline per run: no common clock */
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to chrome reads one run or job directory, not %zu",
+                           o->view.ndirs);
     if (o->fmt == TO_SPEEDSCOPE || o->fmt == TO_PPROF) /* a profile or label per thread */
         o->view.split_threads = true;
     return view_check_opts(&o->view, "export", 0, err);
