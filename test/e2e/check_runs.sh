@@ -117,6 +117,14 @@ grep -q '^report: [0-9]* samples (metric: [a-z-]*) from a + b, binary prog$' out
 expect_status 0 "$PPW_BLAME" export a b --to folded
 [ "$(awk '!/^#/ { n += $NF } END { print n }' out.txt)" = "$("$JQ" .total_samples ab.json)" ] ||
     fail "export a b: the counts do not add up to $("$JQ" .total_samples ab.json)"
+expect_status 0 "$PPW_BLAME" export a b --to speedscope
+check "export a b --to speedscope" '[.profiles[].weights | add] | add > 0'
+expect_status 0 "$PPW_BLAME" flame a b -o ab.svg
+# html: the summed report, then each run's analysis and intrusion under its name
+expect_status 0 "$PPW_BLAME" html a b -o ab.html
+[ "$(grep -c '<h3><code>a</code></h3>' ab.html)" = 2 ] && [ "$(grep -c '<h3><code>b</code></h3>' ab.html)" = 2 ] &&
+    grep -q '<dt>runs</dt><dd>2, their samples summed: <code>a</code> <code>b</code></dd>' ab.html ||
+    fail "html a b: runs and their sections"
 ok runs
 
 # ---- jobs: rank R of every job is one rank R ----

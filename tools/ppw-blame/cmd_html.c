@@ -652,6 +652,7 @@ static size_t run_count(const struct html *h)
     return h->in->nruns > 1 ? h->in->nruns : 1;
 }
 
+/* Run i's directory, after its heading when several runs are summed. */
 static const char *run_dir(struct html *h, size_t i)
 {
     if (h->in->nruns <= 1)
