@@ -19,8 +19,6 @@
 #include "stacks.h"
 #include "symbols.h"
 
-enum { MAX_FRAMES = 4096 };
-
 static char *join(const char *dir, const char *name)
 {
     size_t n = strlen(dir) + strlen(name) + 2;
@@ -143,13 +141,37 @@ int ppw_job_scan(const char *dir, struct ppw_job **out, struct ppw_err *err)
     return 0;
 }
 
+int ppw_job_of_runs(const char *dir, const char *const *dirs, size_t n, struct ppw_job **out,
+                    struct ppw_err *err)
+{
+    *out = NULL;
+    struct ppw_job *job = calloc(1, sizeof *job);
+    if (job) {
+        job->runs = true;
+        job->dir = strdup(dir);
+        job->ranks = calloc(n ? n : 1, sizeof *job->ranks);
+    }
+    for (size_t i = 0; job && job->dir && job->ranks && i < n; i++) {
+        job->ranks[i] = (struct ppw_job_rank){.rank = (uint32_t)i, .dir = strdup(dirs[i])};
+        if (!job->ranks[i].dir)
+            break;
+        job->count++;
+    }
+    if (!job || !job->dir || !job->ranks || job->count != n) {
+        ppw_job_free(job);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    *out = job;
+    return 0;
+}
+
 /* The module files' symbols and DWARF, read once for all ranks. */
 struct shared_files {
     struct ppw_symbol_files *symbols;
     struct ppw_dwarf_files *dwarf;
 };
 
-static int load_rank(struct ppw_job_rank *r, const struct shared_files *files)
+static int load_rank(struct ppw_job_rank *r, const struct shared_files *files, bool runs)
 {
     struct ppw_run *run = NULL;
     struct ppw_symbols *syms = NULL;
@@ -166,7 +188,7 @@ static int load_rank(struct ppw_job_rank *r, const struct shared_files *files)
         r->metric_unit = run->metric.unit;
         if (run->has_info && run->info.exe[0] && !(r->exe = strdup(run->info.exe)))
             rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-        if (run->has_mpi && run->mpi.rank != r->rank)
+        if (!runs && run->has_mpi && run->mpi.rank != r->rank)
             rc = ppw_err_set(err, PPW_ECORRUPT, "%s: its MPI record says rank %u", r->dir,
                              run->mpi.rank);
     }
@@ -206,7 +228,7 @@ static void *worker(void *arg)
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->job->count)
             return NULL;
-        load_rank(&p->job->ranks[i], p->files);
+        load_rank(&p->job->ranks[i], p->files, p->job->runs);
     }
 }
 
@@ -242,6 +264,8 @@ int ppw_job_load(struct ppw_job *job, const char *debug_dir, unsigned workers,
     free(tids);
     ppw_dwarf_files_free(files.dwarf);
     ppw_symbol_files_free(files.symbols);
+    if (job->runs) /* no ranks to miss */
+        return 0;
     /* Missing ranks: below the size the MPI records give (else the highest
      * rank + 1), without a directory. */
     for (size_t i = 0; i < job->count; i++)
@@ -278,9 +302,6 @@ const struct ppw_job_rank *ppw_job_mismatch(const struct ppw_job *job,
 
 int ppw_job_merge(const struct ppw_job *job, struct ppw_stack_set *set, struct ppw_err *err)
 {
-    struct ppw_blame_frame *frames = malloc(MAX_FRAMES * sizeof *frames);
-    if (!frames)
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     int rc = 0;
     for (size_t i = 0; i < job->count && !rc; i++) {
         const struct ppw_job_rank *r = &job->ranks[i];
@@ -289,22 +310,12 @@ int ppw_job_merge(const struct ppw_job *job, struct ppw_stack_set *set, struct p
         size_t n;
         const struct ppw_blame_stack *st = ppw_stack_set_stacks(r->stacks, &n);
         for (size_t s = 0; s < n && !rc; s++) {
-            size_t nf = st[s].nframes < MAX_FRAMES ? st[s].nframes : MAX_FRAMES;
-            for (size_t f = 0; f < nf; f++) {
-                frames[f] = st[s].frames[f];
-                frames[f].function = ppw_stack_set_intern(set, frames[f].function);
-                frames[f].file = ppw_stack_set_intern(set, frames[f].file);
-                if ((st[s].frames[f].function && !frames[f].function) ||
-                    (st[s].frames[f].file && !frames[f].file))
-                    rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-            }
+            /* runs: thread T of every run is one thread T */
             uint32_t t = st[s].thread < PPW_JOB_RANK_SHIFT ? st[s].thread : PPW_JOB_RANK_SHIFT - 1;
-            if (!rc)
-                rc = ppw_stack_set_add(set, frames, nf, st[s].samples, st[s].weight,
-                                       r->rank * PPW_JOB_RANK_SHIFT + t, err);
+            rc = ppw_stack_set_add_copy(
+                set, &st[s], job->runs ? st[s].thread : r->rank * PPW_JOB_RANK_SHIFT + t, err);
         }
     }
-    free(frames);
     return rc;
 }
 

@@ -2,7 +2,11 @@
  * directory r<rank>-<host>-<pid>/ per rank and no run.ppw.  Each rank is
  * loaded, symbolized and glued into its own stack set, the ranks in
  * parallel on all cores; the sets are merged after.  A rank that cannot be
- * read, or whose run did not finish, leaves the others usable. */
+ * read, or whose run did not finish, leaves the others usable.
+ *
+ * The same loader sums several runs of one program (ppw_job_of_runs): each
+ * run is an entry, loaded in parallel like a rank, and merging adds thread
+ * T of every run into one thread T. */
 #ifndef PPW_BLAME_JOB_H
 #define PPW_BLAME_JOB_H
 
@@ -20,7 +24,7 @@ struct ppw_stack_set;
 #define PPW_JOB_RANK_SHIFT 65536u
 
 struct ppw_job_rank {
-    uint32_t rank;
+    uint32_t rank; /* of a job of runs: the run's position in the list */
     char *dir;
     bool loaded;   /* read and glued; else err says why */
     struct ppw_err err;
@@ -41,9 +45,10 @@ struct ppw_job {
     char *dir;
     struct ppw_job_rank *ranks; /* sorted by rank */
     size_t count;
-    uint32_t size;     /* the MPI record's size, else the highest rank + 1 */
+    uint32_t size;     /* the MPI record's size, else the highest rank + 1; 0 for runs */
     uint32_t *missing; /* ranks below size without a directory */
     size_t nmissing;
+    bool runs;         /* made by ppw_job_of_runs: entries are runs, not ranks */
 };
 
 /* True when dir has no run.ppw and holds at least one r<rank>-* directory. */
@@ -52,6 +57,13 @@ bool ppw_job_is_dir(const char *dir);
 /* Lists the rank directories of dir.  Errors: PPW_EIO, PPW_ENOTFOUND (no
  * rank directory), PPW_ECORRUPT (two directories of one rank), PPW_ENOMEM. */
 int ppw_job_scan(const char *dir, struct ppw_job **out, struct ppw_err *err);
+
+/* A job whose entries are the run directories dirs[0..n), in that order,
+ * to be summed: their MPI records, if any, are not checked against their
+ * position, no rank is missing, and ppw_job_merge adds thread T of every
+ * run into thread T.  dir (the job's name) is copied.  Errors: PPW_ENOMEM. */
+int ppw_job_of_runs(const char *dir, const char *const *dirs, size_t n, struct ppw_job **out,
+                    struct ppw_err *err);
 
 /* Loads every rank (ppw_run_load_merged, symbols with debug_dir, lines,
  * glue) on up to `workers` threads (0: one per core).  A rank that fails
@@ -65,7 +77,8 @@ const struct ppw_job_rank *ppw_job_mismatch(const struct ppw_job *job,
                                             const struct ppw_job_rank **first);
 
 /* Adds every loaded rank's stacks to set, with thread ids
- * rank * PPW_JOB_RANK_SHIFT + thread.  Errors: PPW_ENOMEM. */
+ * rank * PPW_JOB_RANK_SHIFT + thread (for a job of runs, the thread
+ * alone).  Stacks already in set add up.  Errors: PPW_ENOMEM. */
 int ppw_job_merge(const struct ppw_job *job, struct ppw_stack_set *set, struct ppw_err *err);
 
 void ppw_job_free(struct ppw_job *job);

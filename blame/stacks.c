@@ -18,7 +18,9 @@ struct ppw_stack_set {
     double weight;
     bool split_threads; /* the thread is part of a stack's identity */
     struct ppw_strmap strings;
-    struct ppw_arena *arena; /* frames */
+    struct ppw_arena *arena;        /* frames */
+    struct ppw_blame_frame *copied; /* ppw_stack_set_add_copy's frames, re-interned */
+    size_t copied_cap;
 };
 
 static int no_memory(struct ppw_err *err)
@@ -44,6 +46,7 @@ void ppw_stack_set_free(struct ppw_stack_set *set)
     free(set->stacks);
     free(set->hashes);
     free(set->table);
+    free(set->copied);
     ppw_strmap_free(&set->strings);
     ppw_arena_free(set->arena);
     free(set);
@@ -157,6 +160,24 @@ int ppw_stack_set_add(struct ppw_stack_set *set, const struct ppw_blame_frame *f
     set->hashes[set->count] = hash;
     *slot = ++set->count;
     return 0;
+}
+
+int ppw_stack_set_add_copy(struct ppw_stack_set *set, const struct ppw_blame_stack *stack,
+                           uint32_t thread, struct ppw_err *err)
+{
+    size_t n = stack->nframes;
+    if (!ppw_array_reserve(&set->copied, &set->copied_cap, n, sizeof *set->copied))
+        return no_memory(err);
+    for (size_t i = 0; i < n; i++) {
+        const struct ppw_blame_frame *from = &stack->frames[i];
+        struct ppw_blame_frame *to = &set->copied[i];
+        *to = *from;
+        to->function = ppw_stack_set_intern(set, from->function);
+        to->file = ppw_stack_set_intern(set, from->file);
+        if ((from->function && !to->function) || (from->file && !to->file))
+            return no_memory(err);
+    }
+    return ppw_stack_set_add(set, set->copied, n, stack->samples, stack->weight, thread, err);
 }
 
 void ppw_stack_set_split_threads(struct ppw_stack_set *set)

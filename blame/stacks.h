@@ -31,6 +31,11 @@ void ppw_stack_set_split_threads(struct ppw_stack_set *set);
 int ppw_stack_set_add(struct ppw_stack_set *set, const struct ppw_blame_frame *frames, size_t n,
                       uint64_t samples, double weight, uint32_t thread, struct ppw_err *err);
 
+/* Adds a stack of another set (its strings interned in this one), with
+ * its samples and weight, as thread's.  Errors: PPW_ENOMEM. */
+int ppw_stack_set_add_copy(struct ppw_stack_set *set, const struct ppw_blame_stack *stack,
+                           uint32_t thread, struct ppw_err *err);
+
 /* The unique stacks, in the order they were first added. */
 const struct ppw_blame_stack *ppw_stack_set_stacks(const struct ppw_stack_set *set,
                                                    size_t *count);

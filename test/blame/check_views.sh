@@ -275,7 +275,16 @@ expect_status 1 "$PPW_BLAME" lines --folded bad.folded --binary fig33_O0
 one_error_line "bad.folded:1: no function named 'fooo' in the static graphs of fig33_O0"
 printf 'main@22;foo 1\n' >bad.folded
 expect_status 1 "$PPW_BLAME" code --folded bad.folded --binary fig33_O0
-one_error_line "bad.folded:1: frame 'foo' has a blame graph: give its location (foo@LINE)"
+one_error_line "bad.folded:1: frame 'foo' has a blame graph: give its location (foo@LINE, or foo@0 without a line)"
+printf 'main@22;foo@9;%%3g 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: frame '%3g': a '%' in the name must start an escape %XX (%25 is '%')"
+printf 'main@22;foo@9;memcpy@@a%%00.c:3:1 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: frame 'memcpy@@a%00.c:3:1': a '%' in the file must start an escape"
+printf 'main@22;-;foo@9 1\n' >bad.folded
+expect_status 1 "$PPW_BLAME" report --folded bad.folded --binary fig33_O0
+one_error_line "bad.folded:1: frame '-': '-' is a stack without frames, alone on its line"
 expect_status 1 "$PPW_BLAME" report --folded fig33.folded --binary no-such-binary
 one_error_line "no-such-binary: "
 expect_status 1 "$PPW_BLAME" report --folded no-such.folded --binary fig33_O0
@@ -301,6 +310,52 @@ expect_status 2 "$PPW_BLAME" lines --folded fig33.folded --binary fig33_O0 --fla
 one_error_line "lines: unknown option '--flat'"
 ok errors
 
+# ---- the folded grammar (docs/FORMATS.md section 3): line 0, code without
+# a graph with a location (@@), unknown functions, escapes, frameless
+# stacks.  Blame ignores frames without a graph and blames nothing at line
+# 0 of its own, so forms.folded blames what plain.folded does; code and
+# lines show the names and locations as written.
+cat >plain.folded <<'EOF'
+main@22;foo@9 2
+main@22;foo@fig33.c:0:0 1
+main@22;foo@10 3
+main@12 4
+EOF
+cat >forms.folded <<'EOF'
+# foo's frame at line 0; memcpy with a location (@@) and escaped names of
+# code without a graph; an unknown function; no frames
+main@22;foo@9 1
+main@22;foo@9;str%3Bcpy%20x 1
+main@fig33.c:22:0;foo@fig33.c:0:0 1
+main@22;foo@10;memcpy@@string.c:12:3 2
+main@22;foo@10;memcpy;??;?? 1
+- 4
+EOF
+for view in "report --top 0" "code --flat --top 0" "lines --top 0"; do
+    # shellcheck disable=SC2086
+    expect_status 0 "$PPW_BLAME" $view --folded forms.folded --binary fig33_O0 --format json
+    cp out.txt a.json
+    check "$view: forms.folded total" '.total_samples == 10'
+    # shellcheck disable=SC2086
+    expect_status 0 "$PPW_BLAME" $view --folded plain.folded --binary fig33_O0 --format json
+    case $view in
+    report*)
+        "$JQ" -e --slurpfile a a.json '[.variables[] | [.function, .name, .samples, .exclusive]] ==
+            [$a[0].variables[] | [.function, .name, .samples, .exclusive]]' out.txt >/dev/null ||
+            fail "forms.folded and plain.folded blame differently: $(cat a.json)" ;;
+    code*)
+        "$JQ" -e '([.functions[] | select(.function == "str;cpy x") | .self_samples] == [1]) and
+            ([.functions[] | select(.function == null) | .self_samples] == [1]) and
+            ([.functions[] | select(.function == "main") | .samples] == [6])' a.json >/dev/null ||
+            fail "escaped and unknown names: $(cat a.json)" ;;
+    lines*)
+        "$JQ" -e '([.lines[] | select(.file == "string.c" and .line == 12) | .samples] == [2]) and
+            ([.lines[] | select(.line == 10) | .self_samples] == [3])' a.json >/dev/null ||
+            fail "lines of forms.folded: $(cat a.json)" ;;
+    esac
+done
+ok folded_grammar
+
 # ---- odd folded input: an error line or a report, never a crash ----
 long=$(printf '%0300d' 0)
 i=0
@@ -310,7 +365,9 @@ for line in "main@22;foo@9 99999999999999999999999" "main@22;foo@9 1000000000000
     "@ 1" "main@ 1" "main@22; 1" "main@22;foo@9;" "main@22;foo@:9 1" "main@22;foo@a:b:c:9:3 1" \
     "main@22;foo@9:99999999999 1" "main@22;foo@0 1" "main@22;f$long@9 1" "main@22;foo@9$long 1" \
     "main@22;foo@fig33.c:9:0 1" "main@22;foo@9	2" "main@22;foo@9 1\r" "main@22;foo@9 1 2" \
-    "$deep 4" "main@22;memcpy;$long 1" "main@22;foo@9:1:2:3 1" "main@22;föö@9 1"; do
+    "$deep 4" "main@22;memcpy;$long 1" "main@22;foo@9:1:2:3 1" "main@22;föö@9 1" \
+    "- 1" "-- 1" "main@22;foo@@ 1" "main@22;foo@@9 1" "% 1" "%%41 1" "main@22;??@9 1" \
+    "main@22;@@9 1" "main@22;x@@%41:1:2 1" "main@22;foo@9;memcpy@@:1:2 1" "main@22;%3F%3F 1"; do
     printf '%b\n' "$line" >odd.folded
     "$PPW_BLAME" report --folded odd.folded --binary fig33_O0 --format json >out.txt 2>err.txt
     status=$?

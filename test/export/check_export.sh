@@ -4,6 +4,9 @@
 #
 #   folded      ppw's folded stacks read back by 'ppw-blame report --folded':
 #               the same variables with the same samples as the run itself;
+#               every kind of frame (frames.c: line 0, code without a graph
+#               but with lines, a symbol holding the separators) read back
+#               by report, the access view, code and lines to the same JSON;
 #               --no-locations and --variables for flame-graph tools
 #   speedscope  valid against speedscope's own file-format schema, one
 #               profile per thread whose weights add up to its samples
@@ -36,6 +39,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppw-export-$case_name.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 1
 blame=$build/bin/ppw-blame
+clang=${PPW_TEST_CLANG:-clang-19} # the configure-time clang, for code without the plugin
 python=/usr/bin/python3 # Debian's, with python3-jsonschema (scripts/setup-deps)
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
@@ -71,6 +75,45 @@ barrier() {
     done
 }
 
+# frames: test/export/frames.c, every kind of frame the folded export writes,
+# exported and read back by report, code (tree and flat) and lines: the same
+# JSON as on the run, but for the metric (folded stacks count samples).
+# Its three phases run about 0.1 s of CPU each (about 80 samples each here;
+# count_floor(80) = 44); a run without a sample in one of them is repeated
+# with 4 times the work, then the test is skipped.  The rest is exact.
+frames() {
+    "$build/bin/ppw-cc" -O2 -c "$src/test/export/frames.c" -o frames.o 2>cc.err &&
+        "$clang" -O2 -g -c "$src/test/export/frames_foreign.c" -o frames_foreign.o \
+            2>>cc.err &&
+        "$build/bin/ppw-cc" -O2 frames.o frames_foreign.o -o frames 2>>cc.err ||
+        fail "cannot build frames.c: $(cat cc.err)"
+    local reps=1000 got
+    while :; do
+        rm -rf "$tmp/frames-run"
+        PPW_OUTPUT=$tmp/frames-run ./frames $reps >/dev/null || fail "frames.c failed"
+        "$blame" export frames-run --to folded -o frames.folded || fail "export frames-run"
+        # line 0 in a function with a graph, a located frame without one, an escaped name
+        got=$(for pattern in ';zeroline@[^;@]*frames\.c:0:0 ' ';foreign_sum@@[^;]*frames_foreign\.c:[1-9]' \
+            ';odd%3Bsum%20name%231%25 '; do
+            grep -E "$pattern" frames.folded | awk '{ n += $NF } END { printf "%d ", n }'; done)
+        echo "frames.c, $reps repetitions: samples in zeroline (line 0), foreign_sum, odd;sum name: $got"
+        [[ " $got " != *" 0 "* ]] && break
+        ((reps == 1000)) || skip "frames.c: samples in zeroline, foreign_sum, odd;sum name: $got"
+        reps=$((reps * 4))
+    done
+    local view a b
+    for view in "report --top 0" "report --view access --top 0" "code" "code --flat --top 0" \
+        "lines --top 0"; do
+        # shellcheck disable=SC2086
+        a=$("$blame" $view frames-run --format json | jq -S 'del(.metric)') || fail "$view on the run"
+        # shellcheck disable=SC2086
+        b=$("$blame" $view --folded frames.folded --binary ./frames --format json |
+            jq -S 'del(.metric)') || fail "$view on the export"
+        [ -n "$a" ] && [ "$a" = "$b" ] || fail "$view does not read back: $(diff <(echo "$a") <(echo "$b") | head -20)"
+    done
+    echo "export.folded: frames.c: report, the access view, code (tree, flat) and lines read back equal"
+}
+
 # report_of ARGS...: report's variables, as [name, function, samples, incl, excl]
 report_of() {
     "$blame" report "$@" --format json --top 0 |
@@ -94,6 +137,7 @@ folded)
     samples=$("$blame" report run --format json | jq .total_samples)
     [ "$total" = "$samples" ] || fail "folded counts $total, run samples $samples"
     echo "export.folded: $(grep -vc '^#' s.folded) stacks, $total samples, report reads them back"
+    frames
     ;;
 speedscope)
     barrier

@@ -29,6 +29,7 @@ static int write_seeds(const char *dir)
         "main@22;foo@9 3\n",
         "# comment\n\nmain@main.c:22;compute@work.c:9:5;memcpy 12\nmain@22 1\n",
         "main@22;.omp_outlined.@main.c:30:7;leaf@40 100000\r\nmain 1\n",
+        "main@a.c:22:0;foo@0;memcpy@@string.c:12:3;??;odd%3Bname%20x 2\n- 4\n",
     };
     for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
         char path[4096];

@@ -254,7 +254,7 @@ for args in "dump --format xml" "dump --what nothing" "dump --bogus" "dump a b" 
     expect_status 2 "$PPW_BLAME" $args
     [ "$(wc -l <err.txt)" -eq 1 ] || fail "'$args': more than one error line"
 done
-grep -q "^ppw-blame: error: profile: unexpected argument 'b'$" err.txt || fail "extra argument message"
+grep -q "^ppw-blame: error: profile: unexpected argument 'b' (profile reads one directory)$" err.txt || fail "extra argument message"
 expect_status 0 "$PPW_BLAME" dump --help
 grep -q '^usage: ppw-blame dump' out.txt || fail "dump --help"
 expect_status 0 "$PPW_BLAME" profile -h

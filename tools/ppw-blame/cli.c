@@ -104,24 +104,27 @@ int cli_run_dir(const char *dir, char **out, struct ppw_err *err)
     return 0;
 }
 
-int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
-              const char **positional, bool *help, struct ppw_err *err)
-{
-    return cli_parse_flags(argc, argv, options, count, NULL, 0, positional, help, err);
-}
+/* How many positional arguments a command takes. */
+enum positionals { ONE, ONE_DIR, ANY };
 
-int cli_parse_flags(int argc, char **argv, const struct cli_option *options, size_t count,
-                    const struct cli_flag *flags, size_t nflags, const char **positional,
-                    bool *help, struct ppw_err *err)
+/* Parses argv[1..]; positional arguments are moved to argv[1..1 + *npositionals)
+ * (slots already parsed). */
+static int parse_args(int argc, char **argv, const struct cli_option *options, size_t count,
+                      const struct cli_flag *flags, size_t nflags, enum positionals takes,
+                      size_t *npositionals, bool *help, struct ppw_err *err)
 {
     bool options_done = false;
+    *npositionals = 0;
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
+        char *arg = argv[i];
         int rc = 0;
         if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-            if (*positional)
-                return ppw_err_set(err, PPW_EUSAGE, "%s: unexpected argument '%s'", argv[0], arg);
-            *positional = arg;
+            if (takes != ANY && *npositionals)
+                return ppw_err_set(err, PPW_EUSAGE, "%s: unexpected argument '%s'%s%s%s", argv[0],
+                                   arg, takes == ONE_DIR ? " (" : "",
+                                   takes == ONE_DIR ? argv[0] : "",
+                                   takes == ONE_DIR ? " reads one directory)" : "");
+            argv[1 + (*npositionals)++] = arg;
             continue;
         }
         if (strcmp(arg, "--") == 0) {
@@ -143,6 +146,36 @@ int cli_parse_flags(int argc, char **argv, const struct cli_option *options, siz
             return ppw_err_set(err, PPW_EUSAGE, "%s: unknown option '%s'", argv[0], arg);
     }
     return 0;
+}
+
+int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
+              const char **positional, bool *help, struct ppw_err *err)
+{
+    size_t n;
+    int rc = parse_args(argc, argv, options, count, NULL, 0, ONE_DIR, &n, help, err);
+    if (!rc && n)
+        *positional = argv[1];
+    return rc;
+}
+
+int cli_parse_flags(int argc, char **argv, const struct cli_option *options, size_t count,
+                    const struct cli_flag *flags, size_t nflags, const char **positional,
+                    bool *help, struct ppw_err *err)
+{
+    size_t n;
+    int rc = parse_args(argc, argv, options, count, flags, nflags, ONE, &n, help, err);
+    if (!rc && n)
+        *positional = argv[1];
+    return rc;
+}
+
+int cli_parse_list(int argc, char **argv, const struct cli_option *options, size_t count,
+                   const struct cli_flag *flags, size_t nflags, const char *const **positionals,
+                   size_t *npositionals, bool *help, struct ppw_err *err)
+{
+    int rc = parse_args(argc, argv, options, count, flags, nflags, ANY, npositionals, help, err);
+    *positionals = (const char *const *)(argv + 1);
+    return rc;
 }
 
 int cli_parse_format(const char *value, bool *json, struct ppw_err *err)

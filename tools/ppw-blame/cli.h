@@ -66,8 +66,8 @@ struct cli_flag {
 
 /* Parses a command's argv[1..]: the options of the table (as "--name VALUE"
  * or "--name=VALUE"), -h/--help (sets *help), and at most one positional
- * argument ("-" included; "--" ends options).  Errors: PPW_EUSAGE, naming
- * argv[0]. */
+ * argument, a directory ("-" included; "--" ends options).  Errors:
+ * PPW_EUSAGE, naming argv[0]. */
 int cli_parse(int argc, char **argv, const struct cli_option *options, size_t count,
               const char **positional, bool *help, struct ppw_err *err);
 
@@ -75,6 +75,14 @@ int cli_parse(int argc, char **argv, const struct cli_option *options, size_t co
 int cli_parse_flags(int argc, char **argv, const struct cli_option *options, size_t count,
                     const struct cli_flag *flags, size_t nflags, const char **positional,
                     bool *help, struct ppw_err *err);
+
+/* cli_parse_flags, taking any number of positional arguments: on return
+ * they are argv[1..1 + *count), in order (argv's slots are reused; the
+ * options' values keep pointing at their strings), and *positionals points
+ * at them. */
+int cli_parse_list(int argc, char **argv, const struct cli_option *options, size_t count,
+                   const struct cli_flag *flags, size_t nflags, const char *const **positionals,
+                   size_t *npositionals, bool *help, struct ppw_err *err);
 
 /* --format: NULL or "text" sets *json false, "json" true; else PPW_EUSAGE. */
 int cli_parse_format(const char *value, bool *json, struct ppw_err *err);

@@ -13,7 +13,7 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame code [DIR] [--flat] [--top N] [--min PCT] [--format text|tsv|csv|json]\n"
+    "usage: ppw-blame code [DIR...] [--flat] [--top N] [--min PCT] [--format text|tsv|csv|json]\n"
     "                      [--binary BIN] [--force] [--thread T] [--rank R] [--folded FILE]\n\n"
     "The samples by function in full calling context: a tree from main (each\n"
     "function under its caller, with the line of the call), or with --flat one\n"
@@ -306,8 +306,7 @@ int cmd_code(int argc, char **argv)
     struct view_input in = {0};
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 2, &o.dir, &o.help,
-                        &err) ||
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 1, flags, 2, &err) ||
         view_check_opts(&o, "code", 0, &err) || parse_min(min, &c.min_pct, &err))
         return cli_fail(&err);
     if (o.help) {

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "export.h"
+#include "folded.h"
 #include "job.h"
 #include "json.h"
 #include "read_run.h"
@@ -18,15 +19,15 @@
 #include "ppw/gasp.h"
 
 static const char usage[] =
-    "usage: ppw-blame export [DIR] --to folded|speedscope|chrome|pprof [-o FILE]\n"
+    "usage: ppw-blame export [DIR...] --to folded|speedscope|chrome|pprof [-o FILE]\n"
     "                        [--no-locations] [--variables] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R] [--folded FILE]\n\n"
-    "Writes the run directory or MPI job DIR (default: the newest ppw-* directory)\n"
-    "in a format other tools read:\n"
+    "Writes the run directory or MPI job DIR (default: the newest ppw-* directory;\n"
+    "several are summed, but for chrome) in a format other tools read:\n"
     "  folded       one line per distinct stack, root first, and its samples; frames\n"
-    "               are FUNCTION@FILE:LINE:COL, which 'ppw-blame report --folded'\n"
-    "               reads back (--no-locations: bare function names, for flame-graph\n"
-    "               tools such as flamegraph.pl)\n"
+    "               keep their function, file, line and column, which 'ppw-blame\n"
+    "               report --folded' reads back (--no-locations: bare function names,\n"
+    "               for flame-graph tools such as flamegraph.pl)\n"
     "  speedscope   a speedscope file (https://www.speedscope.app): one sampled\n"
     "               profile per thread (per rank and thread for a job), weighted by\n"
     "               the run's metric\n"
@@ -54,20 +55,12 @@ struct export_opts {
 
 /* ---- folded ---- */
 
-static void folded_frame(FILE *out, const struct ppw_blame_frame *f, bool location)
+/* --no-locations: a bare name for flame-graph tools, which split frames at
+ * ';' and the count at the last blank and know no escapes. */
+static void plain_frame(FILE *out, const char *name)
 {
-    const char *name = f->function ? f->function : "??";
-    /* ';' and whitespace separate frames and the count: never in a name */
-    for (const char *c = name; *c; c++)
+    for (const char *c = name ? name : "??"; *c; c++)
         putc(*c == ';' || *c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c, out);
-    if (!location || !f->function || !f->line)
-        return;
-    putc('@', out);
-    if (f->file)
-        fprintf(out, "%s:", f->file);
-    fprintf(out, "%" PRIu32, f->line);
-    if (f->col)
-        fprintf(out, ":%" PRIu32, f->col);
 }
 
 static int write_folded(FILE *out, const struct export_opts *o, const struct view_input *in,
@@ -75,8 +68,8 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
 {
     size_t n;
     const struct ppw_blame_stack *stacks = view_stacks(in, &n);
-    /* A location names a function with a blame graph: the reader refuses
-     * it on any other frame. */
+    /* FUNCTION@LOCATION names a function of the graphs, which the reader
+     * checks; other code is FUNCTION@@LOCATION or bare (folded.h). */
     struct export_frames frames;
     if (export_frames_build(&frames, stacks, n, NULL, in->graph) != 0)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
@@ -84,19 +77,37 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
             view_total_samples(in));
     for (size_t s = 0; s < n; s++) {
         const struct ppw_blame_stack *st = &stacks[s];
-        if (!st->nframes || !st->samples)
+        if (!st->samples || (!st->nframes && o->no_locations))
             continue;
-        size_t top = view_top_frame(st);
-        for (size_t k = top + 1; k-- > 0;) {
+        if (!st->nframes) /* kept, so that the counts add up to the run's samples */
+            fputs(PPW_FOLDED_NO_FRAMES, out);
+        size_t top = st->nframes ? view_top_frame(st) : 0;
+        for (size_t k = st->nframes ? top + 1 : 0; k-- > 0;) {
             const struct ppw_blame_frame *f = &st->frames[k];
-            folded_frame(
-                out, f, !o->no_locations && frames.funcs[export_frame_index(&frames, f->function)]);
+            if (o->no_locations)
+                plain_frame(out, f->function);
+            else
+                ppw_folded_write_frame(
+                    out, f, frames.funcs[export_frame_index(&frames, f->function)] != NULL);
             if (k)
                 putc(';', out);
         }
         const char *var = export_stack_variable(blame, s);
-        if (var)
-            fprintf(out, ";[variable]_%s", var);
+        if (var && o->no_locations) {
+            fputs(";[variable]_", out);
+            plain_frame(out, var);
+        } else if (var) {
+            size_t len = strlen(var) + sizeof "[variable]_";
+            char *name = malloc(len);
+            if (!name) {
+                export_frames_free(&frames);
+                return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+            }
+            snprintf(name, len, "[variable]_%s", var);
+            putc(';', out);
+            ppw_folded_write_frame(out, &(struct ppw_blame_frame){.function = name}, false);
+            free(name);
+        }
         fprintf(out, " %" PRIu64 "\n", st->samples);
     }
     export_frames_free(&frames);
@@ -201,8 +212,7 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
     const struct cli_flag flags[] = {{"--force", &o->view.force},
                                      {"--no-locations", &o->no_locations},
                                      {"--variables", &o->variables}};
-    int rc = cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 2, flags, 3, &o->view.dir,
-                             &o->view.help, err);
+    int rc = VIEW_PARSE(argc, argv, &o->view, options, VIEW_OPTION_COUNT + 2, flags, 3, err);
     if (rc || o->view.help)
         return rc;
     if (o->view.format)
@@ -232,6 +242,10 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         return ppw_err_set(
             err, PPW_EUSAGE,
             "export: --to chrome reads a traced run: no --folded, --top or --thread");
+    if (o->fmt == TO_CHROME && o->view.ndirs > 1) /* a timeline per run: no common clock */
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to chrome reads one run or job directory, not %zu",
+                           o->view.ndirs);
     if (o->fmt == TO_SPEEDSCOPE || o->fmt == TO_PPROF) /* a profile or label per thread */
         o->view.split_threads = true;
     return view_check_opts(&o->view, "export", 0, err);

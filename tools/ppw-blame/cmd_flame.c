@@ -14,11 +14,11 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame flame [DIR] -o FILE.svg [--variables] [--title TEXT]\n"
+    "usage: ppw-blame flame [DIR...] -o FILE.svg [--variables] [--title TEXT]\n"
     "                       [--binary BIN] [--force] [--thread T] [--rank R] [--folded FILE]\n\n"
     "Draws the samples of the run directory or MPI job DIR (default: the newest\n"
-    "ppw-* directory) as an SVG flame graph: main at the bottom, each function on\n"
-    "top of its caller, widths proportional to samples.\n\n"
+    "ppw-* directory; several are summed) as an SVG flame graph: main at the\n"
+    "bottom, each function on top of its caller, widths proportional to samples.\n\n"
     "  -o, --output FILE  the SVG file to write (required; - for standard output)\n"
     "  --variables        top each stack with the variable its samples are blamed to\n"
     "  --title TEXT       the graph's title (default: the run directory)\n"
@@ -200,8 +200,7 @@ int cmd_flame(int argc, char **argv)
     const struct cli_flag flags[] = {{"--force", &o.force}, {"--variables", &variables}};
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 2, flags, 2, &o.dir, &o.help,
-                        &err))
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 2, flags, 2, &err))
         return cli_fail(&err);
     if (o.help) {
         fputs(usage, stdout);

@@ -26,13 +26,13 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame html [DIR] -o FILE.html [--top N] [--binary BIN] [--force]\n"
+    "usage: ppw-blame html [DIR...] -o FILE.html [--top N] [--binary BIN] [--force]\n"
     "                      [--thread T] [--rank R] [--folded FILE]\n\n"
     "Writes the report of the run directory or MPI job DIR (default: the newest\n"
-    "ppw-* directory) as one self-contained HTML file: the variables, the\n"
-    "calling-context tree, the hot lines and the variables blamed for them, a\n"
-    "heatmap of the top variables over threads or ranks, the analysis findings,\n"
-    "the intrusion report and the run's metadata.\n\n"
+    "ppw-* directory; several are summed) as one self-contained HTML file: the\n"
+    "variables, the calling-context tree, the hot lines and the variables blamed\n"
+    "for them, a heatmap of the top variables over threads or ranks, the analysis\n"
+    "findings and the intrusion report (of each run), and the run's metadata.\n\n"
     "  -o, --output FILE  the HTML file to write (required; - for standard output)\n"
     "  --top N            variables listed (default 40; 0: all)\n"
     "  --thread, --rank, --binary, --force, --folded: as for 'ppw-blame report'\n"
@@ -126,6 +126,15 @@ static void metadata(struct html *h)
     fputs(" (", out);
     esc(h, in->unit);
     fputs(")</dd>\n", out);
+    if (in->nruns > 1) {
+        fprintf(out, "<dt>runs</dt><dd>%zu, their samples summed:", in->nruns);
+        for (size_t i = 0; i < in->nruns; i++) {
+            fputs(" <code>", out);
+            esc(h, in->run_dirs[i]);
+            fputs("</code>", out);
+        }
+        fputs("</dd>\n", out);
+    }
     if (in->job)
         fprintf(out, "<dt>MPI job</dt><dd>%zu of %" PRIu32 " ranks read</dd>\n", in->nranks,
                 in->job_size);
@@ -133,7 +142,7 @@ static void metadata(struct html *h)
     if (in->from_run)
         fprintf(out, "<dt>ended normally</dt><dd>%s</dd>\n", in->finished ? "yes" : "no");
     if (in->job_notes && in->job_notes[0]) {
-        fputs("<dt>ranks</dt><dd><pre>", out);
+        fputs(in->job ? "<dt>ranks</dt><dd><pre>" : "<dt>runs</dt><dd><pre>", out);
         esc(h, in->job_notes);
         fputs("</pre></dd>\n", out);
     }
@@ -636,17 +645,55 @@ static int heatmap(struct html *h)
 
 /* ---- analysis and intrusion (from the run itself; a --folded input has none) ---- */
 
+/* The directories the sections below read one by one: several runs summed
+ * are analysed and measured each on its own (their waits do not add up). */
+static size_t run_count(const struct html *h)
+{
+    return h->in->nruns > 1 ? h->in->nruns : 1;
+}
+
+/* Run i's directory, after its heading when several runs are summed. */
+static const char *run_dir(struct html *h, size_t i)
+{
+    if (h->in->nruns <= 1)
+        return h->in->source;
+    fputs("<h3><code>", h->out);
+    esc(h, h->in->run_dirs[i]);
+    fputs("</code></h3>\n", h->out);
+    return h->in->run_dirs[i];
+}
+
+static void findings_of(struct html *h, const char *dir);
+static void intrusion_of(struct html *h, const char *dir);
+
 static void findings(struct html *h)
 {
-    FILE *out = h->out;
-    fputs("<h2 id=\"analysis\">Analysis</h2>\n", out);
+    fputs("<h2 id=\"analysis\">Analysis</h2>\n", h->out);
     if (!h->in->from_run) {
-        fputs("<p class=\"muted\">Folded stacks: no run to analyse.</p>\n", out);
+        fputs("<p class=\"muted\">Folded stacks: no run to analyse.</p>\n", h->out);
         return;
     }
+    for (size_t i = 0; i < run_count(h); i++)
+        findings_of(h, run_dir(h, i));
+}
+
+static void intrusion(struct html *h)
+{
+    fputs("<h2 id=\"intrusion\">Intrusion</h2>\n", h->out);
+    if (!h->in->from_run) {
+        fputs("<p class=\"muted\">Folded stacks: no run.</p>\n", h->out);
+        return;
+    }
+    for (size_t i = 0; i < run_count(h); i++)
+        intrusion_of(h, run_dir(h, i));
+}
+
+static void findings_of(struct html *h, const char *dir)
+{
+    FILE *out = h->out;
     struct analyze_thresholds t;
     analyze_default_thresholds(&t);
-    struct analyze_input input = {h->in->source, h->o->binary, h->o->force};
+    struct analyze_input input = {dir, h->o->binary, h->o->force};
     struct ppw_baseline baseline;
     const struct ppw_baseline *use = NULL;
     char path[4096];
@@ -695,21 +742,15 @@ static void findings(struct html *h)
     analyze_result_free(&r);
 }
 
-static void intrusion(struct html *h)
+static void intrusion_of(struct html *h, const char *dir)
 {
     FILE *out = h->out;
-    fputs("<h2 id=\"intrusion\">Intrusion</h2>\n", out);
-    if (!h->in->from_run) {
-        fputs("<p class=\"muted\">Folded stacks: no run.</p>\n", out);
-        return;
-    }
     struct ppw_intrusion *in = NULL;
     struct ppw_run **runs = NULL;
     uint32_t *ranks = NULL;
     size_t n = 0;
     struct ppw_err err;
-    if (intrusion_view_load(h->in->source, PPW_INTRUSION_FLAG_RATIO, &in, &runs, &n, &ranks,
-                            &err) != 0) {
+    if (intrusion_view_load(dir, PPW_INTRUSION_FLAG_RATIO, &in, &runs, &n, &ranks, &err) != 0) {
         fputs("<p class=\"muted\">Not measured: ", out);
         esc(h, err.message);
         fputs("</p>\n", out);
@@ -787,8 +828,7 @@ int cmd_html(int argc, char **argv)
     const struct cli_flag flags[] = {{"--force", &o.force}};
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 1, &o.dir, &o.help,
-                        &err))
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 1, flags, 1, &err))
         return cli_fail(&err);
     if (o.help) {
         fputs(usage, stdout);

@@ -18,7 +18,8 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame imbalance [DIR] [--top N] [--format text|json|csv] [--binary BIN] [--force]\n"
+    "usage: ppw-blame imbalance [DIR...] [--top N] [--format text|json|csv] [--binary BIN]\n"
+    "                           [--force]\n"
     "                           [--by rank|thread]\n"
     "       ppw-blame imbalance --folded FILE --binary BIN [options]\n\n"
     "For each of the variables with the most inclusive blame over all threads, the\n"
@@ -28,7 +29,8 @@ static const char usage[] =
     "that took no samples count as 0.  Then the same for the program's functions\n"
     "(regions), by the samples whose stacks hold them.\n\n"
     "A job directory (all ranks of an MPI run) is compared over its ranks, or with\n"
-    "--by thread over every rank's threads (named rank:thread).\n\n"
+    "--by thread over every rank's threads (named rank:thread).  Several runs (or\n"
+    "jobs) are summed first: thread T (rank R) is thread T (rank R) of every run.\n\n"
     "  --top N            the N first variables (default 10; 0: all)\n"
     "  --by GROUP         rank (default for a job directory) or thread\n"
     "  --format FORMAT    text (default), json or csv\n"
@@ -597,8 +599,7 @@ int cmd_imbalance(int argc, char **argv)
     struct view_input in = {0};
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 1, flags, 1, &o.dir, &o.help,
-                        &err) ||
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 1, flags, 1, &err) ||
         view_check_opts(&o, "imbalance", 10, &err))
         return cli_fail(&err);
     if (o.help) {

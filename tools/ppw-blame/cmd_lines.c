@@ -16,14 +16,15 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame lines [DIR] [--top N] [--format text|tsv|csv|json] [--binary BIN] [--force]\n"
-    "                       [--folded FILE]\n\n"
+    "usage: ppw-blame lines [DIR...] [--top N] [--format text|tsv|csv|json] [--binary BIN]\n"
+    "                       [--force] [--thread T] [--rank R] [--folded FILE]\n\n"
     "The source lines the samples were taken on (self), with the samples of the\n"
     "calls made from each line (incl). A sample in code without a blame graph\n"
     "(a library) counts on the line that called it.\n\n"
     "  --top N            the N first lines (default 20; 0: all)\n"
     "  --format FORMAT    text (default), tsv, csv or json\n"
-    "  --binary, --force, --folded: as for 'ppw-blame report'\n"
+    "  --thread, --rank, --binary, --force, --folded, several DIRs: as for\n"
+    "                     'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
 struct line_row {
@@ -205,7 +206,7 @@ int cmd_lines(int argc, char **argv)
     struct view_input in = {0};
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT, flags, 1, &o.dir, &o.help, &err) ||
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT, flags, 1, &err) ||
         view_check_opts(&o, "lines", 20, &err))
         return cli_fail(&err);
     if (o.help) {

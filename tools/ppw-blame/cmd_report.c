@@ -13,7 +13,7 @@
 #include "view.h"
 
 static const char usage[] =
-    "usage: ppw-blame report [DIR] [--top N] [--view blame|exclusive|access]\n"
+    "usage: ppw-blame report [DIR...] [--top N] [--view blame|exclusive|access]\n"
     "                        [--blame-point FN]\n"
     "                        [--format text|tsv|csv|json] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R]\n"
@@ -28,7 +28,9 @@ static const char usage[] =
     "from and stores to, by number of accesses, and a callee's parameter passes\n"
     "its share to the caller's argument, so these shares add up to at most 100%.\n\n"
     "DIR is a run directory (default: the ppw-* directory of the current directory\n"
-    "modified last); --folded reads folded stacks instead (docs/FORMATS.md).\n\n"
+    "modified last) or an MPI job directory; several runs (or jobs) of one program\n"
+    "are summed, and thread T is thread T of every run.  --folded reads folded\n"
+    "stacks instead (docs/FORMATS.md).\n\n"
     "  --top N            the N first variables (default 20; 0: all)\n"
     "  --view VIEW        blame (default: inclusive blame), exclusive (direct writes)\n"
     "                     or access (reads and writes); JSON carries all three\n"
@@ -38,7 +40,8 @@ static const char usage[] =
     "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
     "  --format FORMAT    text (default), tsv, csv or json\n"
     "  --binary BIN       the binary with the blame graphs (default: the run's executable)\n"
-    "  --force            use BIN even when its build-id is not the run's\n"
+    "  --force            use BIN even when its build-id is not the run's, and sum\n"
+    "                     runs of different builds of one executable\n"
     "  --folded FILE      folded stacks, one per line: main@22;foo@9 3\n"
     "  -h, --help         show this help\n";
 
@@ -325,8 +328,7 @@ int cmd_report(int argc, char **argv)
     struct ppw_blame_result *r = NULL;
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (cli_parse_flags(argc, argv, options, VIEW_OPTION_COUNT + 2, flags, 2, &o.dir, &o.help,
-                        &err) ||
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 2, flags, 2, &err) ||
         view_check_opts(&o, "report", 20, &err) || parse_view(&p, &err))
         return cli_fail(&err);
     if (o.help) {

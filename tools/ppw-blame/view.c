@@ -15,6 +15,7 @@
 #include "lines.h"
 #include "read_run.h"
 #include "symbols.h"
+#include "view_int.h"
 #include "json.h"
 #include "read_graph.h"
 #include "stacks.h"
@@ -72,6 +73,8 @@ int view_check_opts(struct view_opts *o, const char *command, size_t top_default
         o->rank_id = (uint32_t)r;
         o->split_threads = true;
     }
+    if (o->ndirs)
+        o->dir = o->dirs[0];
     if (o->folded && o->dir)
         return ppw_err_set(err, PPW_EUSAGE, "%s: give a run directory or --folded FILE, not both",
                            command);
@@ -92,8 +95,7 @@ static int load_folded(const struct view_opts *o, struct view_input *in, struct 
     return rc;
 }
 
-/* The run's metric and the factor that turns its weights into in->unit. */
-static double run_metric(const struct ppw_run *run, struct view_input *in)
+double view_run_metric(const struct ppw_run *run, struct view_input *in)
 {
     in->metric = run->has_metric ? ppw_run_metric_source_name(run->metric.source) : "unknown";
     if (run->has_metric && run->metric.unit == PPW_UNIT_NS) {
@@ -113,10 +115,8 @@ static const struct ppw_run_module *exe_module(const struct ppw_run *run)
     return NULL;
 }
 
-/* The binary must be the run's build (unless --force) and carry DWARF
- * (the run's executable, for its lines) and blame graphs. */
-static int check_binary(const struct view_opts *o, const struct ppw_run *run, struct view_input *in,
-                        struct ppw_lines *lines, struct ppw_err *err)
+int view_check_binary(const struct view_opts *o, const struct ppw_run *run, struct view_input *in,
+                      struct ppw_lines *lines, struct ppw_err *err)
 {
     int rc = ppw_run_check_binary(run, in->binary, err);
     if (rc == PPW_ECORRUPT && o->force) {
@@ -153,8 +153,7 @@ static void progress_bar(void *context, uint64_t done, uint64_t total)
     *shown = true;
 }
 
-/* Appends a line to in->job_notes. */
-static int note(struct view_input *in, const char *line, struct ppw_err *err)
+int view_note(struct view_input *in, const char *line, struct ppw_err *err)
 {
     size_t old = in->job_notes ? strlen(in->job_notes) : 0, n = strlen(line);
     char *p = realloc(in->job_notes, old + n + 2);
@@ -177,7 +176,7 @@ static int add_fault(struct view_input *in, uint32_t rank, int which, const char
     if (!f)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     in->faults = f;
-    f[in->nfaults] = (struct view_rank_fault){rank, fault_states[which], NULL};
+    f[in->nfaults] = (struct view_rank_fault){rank, fault_states[which], NULL, NULL};
     if (error && !(f[in->nfaults].error = strdup(error)))
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     in->nfaults++;
@@ -211,7 +210,7 @@ static int note_ranks(struct view_input *in, const struct ppw_job *job, const ch
         else if (len < sizeof line - 4)
             len += (size_t)snprintf(line + len, sizeof line - len, " ...");
     }
-    return count ? note(in, line, err) : 0;
+    return count ? view_note(in, line, err) : 0;
 }
 
 static int load_job(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
@@ -237,11 +236,13 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
                          in->source, first->rank, first->build_id[0] ? first->build_id : "none",
                          other->rank, other->build_id[0] ? other->build_id : "none");
     if (!rc && other)
-        rc = note(in, "warning: the ranks come from different binaries (--force)", err);
+        rc = view_note(in, "warning: the ranks come from different binaries (--force)", err);
     if (!rc && !o->binary && !first->exe)
         rc = ppw_err_set(err, PPW_ENOTFOUND,
                          "%s: the run does not name its executable: give --binary BIN", first->dir);
-    if (!rc && !(in->binary = strdup(o->binary ? o->binary : first->exe)))
+    if (!rc && (!(in->binary = strdup(o->binary ? o->binary : first->exe)) ||
+                !(in->build_id = strdup(first->build_id)) ||
+                (first->exe && !(in->exe = strdup(first->exe)))))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     /* The binary is checked against the first rank read. */
     if (!rc)
@@ -251,9 +252,9 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
     if (!rc)
         rc = ppw_lines_new(syms, &lines, err);
     if (!rc)
-        rc = check_binary(o, run, in, lines, err);
+        rc = view_check_binary(o, run, in, lines, err);
     if (!rc)
-        run_metric(run, in);
+        view_run_metric(run, in);
     if (!rc)
         rc = ppw_job_merge(job, in->stacks, err);
     size_t nthreads = 0;
@@ -293,7 +294,7 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
             char line[700];
             snprintf(line, sizeof line, "  rank %" PRIu32 ": %s", job->ranks[i].rank,
                      job->ranks[i].err.message);
-            rc = note(in, line, err);
+            rc = view_note(in, line, err);
         }
     ppw_lines_free(lines);
     ppw_symbols_free(syms);
@@ -320,14 +321,16 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     if (!rc && !o->binary && !(run->has_info && run->info.exe[0]))
         rc = ppw_err_set(err, PPW_ENOTFOUND,
                          "%s: the run does not name its executable: give --binary BIN", in->source);
-    if (!rc && !(in->binary = strdup(o->binary ? o->binary : run->info.exe)))
+    if (!rc && (!(in->binary = strdup(o->binary ? o->binary : run->info.exe)) ||
+                !(in->build_id = strdup(run->build_id)) ||
+                (run->has_info && run->info.exe[0] && !(in->exe = strdup(run->info.exe)))))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     if (!rc)
         rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &syms, err);
     if (!rc)
         rc = ppw_lines_new(syms, &lines, err);
     if (!rc)
-        rc = check_binary(o, run, in, lines, err);
+        rc = view_check_binary(o, run, in, lines, err);
     if (!rc && run->thread_count &&
         !(in->threads = malloc(run->thread_count * sizeof *in->threads)))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
@@ -336,7 +339,7 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     if (!rc) {
         in->from_run = true;
         in->finished = run->finished;
-        rc = ppw_glue_run(run, syms, lines, run_metric(run, in), isatty(2) ? &progress : NULL,
+        rc = ppw_glue_run(run, syms, lines, view_run_metric(run, in), isatty(2) ? &progress : NULL,
                           in->stacks, &in->glue, err);
         if (shown)
             fputs("\r\033[K", stderr); /* clears the bar */
@@ -432,7 +435,10 @@ int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *
         return rc;
     if (o->split_threads)
         ppw_stack_set_split_threads(in->stacks);
-    if (!o->folded) {
+    if (!o->folded && o->ndirs > 1) {
+        rc = view_load_runs(o, in, err);
+    } else if (!o->folded) {
+        in->nruns = 1;
         rc = load_run(o, in, err);
     } else if (!(in->source = strdup(o->folded)) || !(in->binary = strdup(o->binary))) {
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
@@ -446,17 +452,38 @@ int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *
     return rc;
 }
 
+int view_load_dir(const struct view_opts *o, const char *dir, struct view_input *in,
+                  struct ppw_err *err)
+{
+    struct view_opts one = *o;
+    one.dir = dir, one.dirs = NULL, one.ndirs = 0;
+    *in = (struct view_input){.nruns = 1};
+    int rc = ppw_stack_set_new(&in->stacks, err);
+    if (!rc) {
+        ppw_stack_set_split_threads(in->stacks); /* the merge keeps each thread's id */
+        rc = load_run(&one, in, err);
+    }
+    return rc;
+}
+
 void view_input_free(struct view_input *in)
 {
     ppw_static_graph_free(in->graph);
     ppw_stack_set_free(in->stacks);
     free(in->source);
+    for (size_t i = 0; in->run_dirs && i < in->nruns; i++)
+        free(in->run_dirs[i]);
+    free(in->run_dirs);
+    free(in->build_id);
+    free(in->exe);
     free(in->binary);
     free(in->threads);
     free(in->ranks);
     free(in->job_notes);
-    for (size_t i = 0; i < in->nfaults; i++)
+    for (size_t i = 0; i < in->nfaults; i++) {
         free(in->faults[i].error);
+        free(in->faults[i].job);
+    }
     free(in->faults);
     free(in->sel);
     *in = (struct view_input){0};
@@ -503,20 +530,34 @@ void view_json_head(FILE *out, const struct view_input *in)
     fputs(",\"total\":", out);
     json_double(out, view_total_weight(in));
     putc('}', out);
-    if (!in->job)
-        return;
-    fprintf(out, ",\"ranks_read\":%zu,\"job_size\":%" PRIu32 ",\"rank_faults\":[", in->nranks,
-            in->job_size);
-    for (size_t i = 0; i < in->nfaults; i++) {
-        const struct view_rank_fault *f = &in->faults[i];
-        fprintf(out, "%s{\"rank\":%" PRIu32 ",\"state\":\"%s\"", i ? "," : "", f->rank, f->state);
-        if (f->error) {
-            fputs(",\"error\":", out);
-            json_string(out, f->error);
+    if (in->job) {
+        fprintf(out, ",\"ranks_read\":%zu,\"job_size\":%" PRIu32 ",\"rank_faults\":[", in->nranks,
+                in->job_size);
+        for (size_t i = 0; i < in->nfaults; i++) {
+            const struct view_rank_fault *f = &in->faults[i];
+            fprintf(out, "%s{\"rank\":%" PRIu32 ",\"state\":\"%s\"", i ? "," : "", f->rank,
+                    f->state);
+            if (f->error) {
+                fputs(",\"error\":", out);
+                json_string(out, f->error);
+            }
+            if (f->job) {
+                fputs(",\"job\":", out);
+                json_string(out, f->job);
+            }
+            putc('}', out);
         }
-        putc('}', out);
+        putc(']', out);
     }
-    putc(']', out);
+    if (in->nruns > 1) {
+        fprintf(out, ",\"runs\":%zu,\"run_dirs\":[", in->nruns);
+        for (size_t i = 0; i < in->nruns; i++) {
+            if (i)
+                putc(',', out);
+            json_string(out, in->run_dirs[i]);
+        }
+        putc(']', out);
+    }
 }
 
 void view_json_open(FILE *out, const struct view_input *in, const char *list)
@@ -543,13 +584,15 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
     putc('\n', out);
     if (!in->from_run)
         return;
+    if (in->nruns > 1)
+        fprintf(out, "runs: %zu, their samples summed\n", in->nruns);
     if (in->job)
         fprintf(out, "job: %zu of %" PRIu32 " ranks read\n", in->nranks, in->job_size);
     if (in->job_notes)
         fputs(in->job_notes, out);
     if (in->forced)
         fputs("warning: the binary is from another build than the run (--force)\n", out);
-    if (!in->finished && !in->job)
+    if (!in->finished && !in->job && in->nruns <= 1) /* several: a note names them */
         fputs("warning: the run did not end normally\n", out);
     const struct ppw_glue_stats *g = &in->glue;
     if (g->glue_errors)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "attribute.h"
+#include "cli.h"
 #include "error.h"
 #include "glue.h"
 #include "job.h"
@@ -22,6 +23,8 @@ enum view_format { VIEW_TEXT, VIEW_TSV, VIEW_JSON };
 /* The options every view takes. */
 struct view_opts {
     const char *dir, *folded, *binary, *format, *top, *thread, *rank;
+    const char *const *dirs; /* every DIR given (dir is the first): several are summed */
+    size_t ndirs;
     bool force, help;
     enum view_format fmt;
     size_t top_n;        /* 0: all */
@@ -49,6 +52,12 @@ struct view_opts {
 FILE *view_out(struct view_opts *o);
 int view_out_finish(struct view_opts *o);
 
+/* Parses a view command's arguments: VIEW_OPTIONS and the command's own,
+ * its flags, and any number of DIRs. */
+#define VIEW_PARSE(argc, argv, o, options, noptions, flags, nflags, err)                       \
+    cli_parse_list((argc), (argv), (options), (noptions), (flags), (nflags), &(o)->dirs,       \
+                   &(o)->ndirs, &(o)->help, (err))
+
 /* Checks and converts the parsed options (format, top; --folded needs
  * --binary and no DIR); top_default when --top is absent. */
 int view_check_opts(struct view_opts *o, const char *command, size_t top_default,
@@ -60,12 +69,18 @@ struct view_rank_fault {
     uint32_t rank;
     const char *state; /* "missing", "unfinished" or "unreadable" */
     char *error;       /* unreadable: why; else NULL */
+    char *job;         /* several jobs summed: the job directory; else NULL */
 };
 
 struct view_input {
     struct ppw_static_graph *graph;
     struct ppw_stack_set *stacks;
-    char *source;       /* the folded file or the run directory, as given or found */
+    char *source;       /* the folded file or the run directory, as given or found; several
+                           summed: "A + B" (or "A + N more") */
+    char **run_dirs;    /* several run or job directories summed: each, as given */
+    size_t nruns;       /* how many: 1 for one run or job, 0 for folded stacks */
+    char *build_id;     /* the run's (a job's first rank's), hex; NULL for folded stacks */
+    char *exe;          /* the executable the run names (RUN_INFO); NULL when unnamed */
     char *binary;       /* the binary the graph came from */
     const char *metric; /* "samples" (folded), or the run's metric source */
     const char *unit;   /* of the stacks' weights: "samples", "s", "cycles" or "units" */
@@ -107,7 +122,8 @@ size_t view_top_frame(const struct ppw_blame_stack *stack);
 /* 100 * part / total, 0 when total is 0. */
 double view_pct(uint64_t part, uint64_t total);
 
-/* JSON: {"total_samples":N,"metric":{"name":..,"unit":..,"total":..} (the
+/* JSON: {"total_samples":N,"metric":{"name":..,"unit":..,"total":..}, then
+ * a job's ranks and faults, and several runs' "runs" and "run_dirs" (the
  * caller goes on with ",..." and closes the object). */
 void view_json_head(FILE *out, const struct view_input *in);
 
@@ -116,8 +132,9 @@ void view_json_head(FILE *out, const struct view_input *in);
 void view_json_open(FILE *out, const struct view_input *in, const char *list);
 
 /* Text: "<view>: N samples (metric: M) from SOURCE, binary BIN" and a
- * newline, then a line per warning about the input (a run that did not end
- * normally, broken spawn chains, truncated stacks, samples without lines). */
+ * newline, then "runs: N" for several runs, a job's ranks, and a line per
+ * warning about the input (a run that did not end normally, broken spawn
+ * chains, truncated stacks, samples without lines). */
 void view_text_title(FILE *out, const struct view_input *in, const char *view);
 
 /* Text: s in exactly width columns, padded; a longer s is cut, marked with

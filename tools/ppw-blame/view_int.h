@@ -1,0 +1,35 @@
+/* The insides of the views' input (view.c and view_runs.c); view.h is the
+ * boundary the commands use. */
+#ifndef PPW_BLAME_VIEW_INT_H
+#define PPW_BLAME_VIEW_INT_H
+
+#include "view.h"
+
+struct ppw_run;
+struct ppw_lines;
+
+/* The run's metric (in->metric, in->unit) and the factor that turns its
+ * weights into in->unit. */
+double view_run_metric(const struct ppw_run *run, struct view_input *in);
+
+/* The binary in->binary must be the run's build (unless --force) and carry
+ * DWARF (the run's executable, for its lines) and blame graphs, which it
+ * loads into in->graph. */
+int view_check_binary(const struct view_opts *o, const struct ppw_run *run, struct view_input *in,
+                      struct ppw_lines *lines, struct ppw_err *err);
+
+/* Appends a line to in->job_notes. */
+int view_note(struct view_input *in, const char *line, struct ppw_err *err);
+
+/* Loads one run or job directory, as view_load does for a single DIR,
+ * into in (cleared first; its stacks keep their threads apart).  Free it
+ * with view_input_free. */
+int view_load_dir(const struct view_opts *o, const char *dir, struct view_input *in,
+                  struct ppw_err *err);
+
+/* view_load for several DIRs (view_runs.c): runs of one program, or jobs
+ * of one program, their samples summed (docs/ppw-blame.md, "Several
+ * runs").  in is cleared, with its stack set made. */
+int view_load_runs(const struct view_opts *o, struct view_input *in, struct ppw_err *err);
+
+#endif
