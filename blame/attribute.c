@@ -177,16 +177,29 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
         a->oom = true;
         return NULL;
     }
-    if (!ppw_attr_datum_fstate(a, s, f)) {
+    if (!ppw_attr_datum_fstate(a, s, f) || !ppw_attr_effects_fstate(s, f)) {
         a->oom = true;
         return NULL;
     }
     for (size_t i = 0; i < f->flow_count; i++)
         s->flow_of[f->flows[i].source] = &f->flows[i];
     s->nglobals = 0;
+    s->is_global = calloc(n, sizeof *s->is_global);
+    s->global_slot = calloc(n, sizeof *s->global_slot);
+    if (!s->is_global || !s->global_slot) {
+        a->oom = true;
+        return NULL;
+    }
+    s->ready = true; /* ppw_attr_slot below needs it */
     for (size_t v = 0; v < f->var_count; v++)
-        if (program_level(&f->vars[v]))
+        if (program_level(&f->vars[v])) {
             s->globals[s->nglobals++] = (uint32_t)v;
+            struct slot *slot = ppw_attr_slot(a, func, (uint32_t)v, "");
+            if (!slot)
+                return NULL;
+            s->is_global[v] = true;
+            s->global_slot[v] = (int32_t)(slot - a->slots);
+        }
     s->ready = true;
     return s;
 }
@@ -202,7 +215,10 @@ static void fstate_free(struct fstate *s)
     free(s->pos);
     free(s->flow_of);
     free(s->globals);
+    free(s->is_global);
+    free(s->global_slot);
     ppw_attr_datum_fstate_free(s);
+    ppw_attr_effects_fstate_free(s);
     ppw_attr_access_free(s);
 }
 
@@ -279,6 +295,22 @@ static void contexts(struct attr *a, const struct ppw_blame_stack *st)
 
 /* ---- blame within a frame ---- */
 
+/* Notes that this stack blamed the global of slot id: its callers' frames
+ * read its one instance. */
+static void note_stack_global(struct attr *a, int32_t id)
+{
+    struct slot *slot = &a->slots[id];
+    if (slot->listed == a->serial)
+        return;
+    if (!ppw_array_reserve(&a->stack_globals, &a->stack_globals_cap, a->nstack_globals + 1,
+                           sizeof *a->stack_globals)) {
+        a->oom = true;
+        return;
+    }
+    slot->listed = a->serial;
+    a->stack_globals[a->nstack_globals++] = id;
+}
+
 static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written,
                       bool receiver)
 {
@@ -296,6 +328,8 @@ static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, 
     s->mark[var] = a->frame_serial;
     s->pos[var] = (uint32_t)a->nentries;
     a->entries[a->nentries++] = (struct entry){(uint32_t)var, excl, written, receiver};
+    if (s->is_global[var])
+        note_stack_global(a, s->global_slot[var]);
 }
 
 static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written)
@@ -473,37 +507,6 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
     }
 }
 
-/* Chain frame k above the leaf: the globals blamed below, and the transfer
- * through its call into the frame it called. */
-static void blame_caller(struct attr *a, size_t k)
-{
-    struct frame_blame *fb = begin_frame(a, k);
-    int32_t func = fb->func;
-    struct fstate *s = ppw_attr_fstate(a, func);
-    const struct ppw_static_func *f = &a->graph->funcs[func];
-    if (!s)
-        return;
-    /* a global or static blamed below: one instance, which this frame reads */
-    for (size_t i = 0; i < s->nglobals; i++) {
-        struct ppw_strmap_entry *e = ppw_strmap_find(&a->globals, f->vars[s->globals[i]].key);
-        if (e && a->slots[e->value].stamp_incl == a->serial)
-            add_receiver(a, s, (int32_t)s->globals[i], false, false);
-    }
-    const struct ppw_static_call *c = fb->call;
-    if (!c)
-        return;
-    transfer(a, f, s, &a->done[fb->from], c);
-    /* The caller's graph takes a call's result as computed from the memory
-     * its pointer arguments point to; what the callee really returned from
-     * is known here: a receiver of the return that the transfer left
-     * unblamed stays so (seed 002 Figure 3.3: r holds foo's temp, not x). */
-    for (size_t i = 0; i < c->binding_count; i++) {
-        int32_t var = c->bindings[i].var;
-        if (c->bindings[i].mode == PPW_BIND_RETURN && var >= 0 && s->mark[var] != a->frame_serial)
-            s->held[var] = a->frame_serial;
-    }
-}
-
 /* Whether var is written where control can go after call c (all are,
  * without a call, or in a graph older than format 1.2). */
 static bool written_after(const struct ppw_static_func *f, const struct ppw_static_call *c,
@@ -520,6 +523,61 @@ static bool written_after(const struct ppw_static_func *f, const struct ppw_stat
             hi = mid;
     }
     return lo < c->written_after_count && c->written_after[lo] == var;
+}
+
+/* What another call of the frame being closed writes from blamed data:
+ * blamed too, when written after the stack's call (a global always: its
+ * one instance is what the program reads next). */
+static void on_effect(struct attr *a, int32_t func, int32_t caller_var, int32_t global_slot)
+{
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    struct fstate *s = &a->fs[func];
+    const struct frame_blame *fb = a->effect_frame;
+    if (caller_var >= 0) {
+        if (written_after(f, fb ? fb->call : NULL, (uint32_t)caller_var))
+            add_receiver(a, s, caller_var, false, true);
+        return;
+    }
+    bool listed = a->slots[global_slot].listed == a->serial;
+    note_stack_global(a, global_slot);
+    for (size_t i = 0; i < s->nglobals; i++)
+        if (s->global_slot[s->globals[i]] == global_slot)
+            add_receiver(a, s, (int32_t)s->globals[i], false, false);
+    if (!listed) /* its calls may carry it further */
+        ppw_attr_global_effects(a, func, global_slot, fb ? fb->call : NULL, on_effect);
+}
+
+/* Chain frame k above the leaf: the globals blamed below, and the transfer
+ * through its call into the frame it called. */
+static void blame_caller(struct attr *a, size_t k)
+{
+    struct frame_blame *fb = begin_frame(a, k);
+    int32_t func = fb->func;
+    struct fstate *s = ppw_attr_fstate(a, func);
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    if (!s)
+        return;
+    const struct ppw_static_call *c = fb->call;
+    a->effect_frame = fb;
+    /* a global or static blamed below: one instance, which this frame reads,
+     * and which its other calls may read */
+    for (size_t i = 0; i < s->nglobals; i++)
+        if (a->slots[s->global_slot[s->globals[i]]].listed == a->serial)
+            add_receiver(a, s, (int32_t)s->globals[i], false, false);
+    for (size_t i = 0, n = a->nstack_globals; i < n && !a->oom; i++)
+        ppw_attr_global_effects(a, func, a->stack_globals[i], c, on_effect);
+    if (!c)
+        return;
+    transfer(a, f, s, &a->done[fb->from], c);
+    /* The caller's graph takes a call's result as computed from the memory
+     * its pointer arguments point to; what the callee really returned from
+     * is known here: a receiver of the return that the transfer left
+     * unblamed stays so (seed 002 Figure 3.3: r holds foo's temp, not x). */
+    for (size_t i = 0; i < c->binding_count; i++) {
+        int32_t var = c->bindings[i].var;
+        if (c->bindings[i].mode == PPW_BIND_RETURN && var >= 0 && s->mark[var] != a->frame_serial)
+            s->held[var] = a->frame_serial;
+    }
 }
 
 /* Fields blame their ancestors; what flows into the return value blames
@@ -541,6 +599,10 @@ static void bubble(struct attr *a, struct frame_blame *fb)
             if (s->held[flow->targets[t]] != a->frame_serial &&
                 written_after(f, fb->call, flow->targets[t]))
                 add_receiver(a, s, (int32_t)flow->targets[t], false, false);
+        if (e.receiver || fb == &a->done[0]) { /* and through the frame's other calls */
+            a->effect_frame = fb;
+            ppw_attr_var_effects(a, fb->func, e.var, fb->call, on_effect);
+        }
         if ((v->flags & PPW_VAR_EXIT_RETURNED) && v->kind != PPW_VAR_RETURN && s->ret >= 0)
             add(a, s, s->ret, false, false);
     }
@@ -700,6 +762,8 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
         return false; /* no frame of user code */
     a->serial++;
     a->nentries = 0;
+    a->nstack_globals = 0;
+    a->effect_frame = NULL;
     contexts(a, st);
     if (!ppw_attr_chain(a, st, u))
         return true;
@@ -711,6 +775,15 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
     }
     for (size_t k = 0; k < a->ndone && !a->oom; k++)
         charge(a, st, k);
+    /* globals blamed through calls of frames that do not name them */
+    for (size_t i = 0; i < a->nstack_globals && !a->oom; i++) {
+        struct slot *slot = &a->slots[a->stack_globals[i]];
+        if (slot->stamp_incl != a->serial) {
+            slot->stamp_incl = a->serial;
+            slot->incl += st->samples;
+            slot->incl_w += st->weight;
+        }
+    }
     if (a->access && !a->oom)
         ppw_attr_access_stack(a, st, u);
     return true;
@@ -895,6 +968,8 @@ static void attr_free(struct attr *a)
     free(a->entries);
     free(a->done);
     ppw_attr_datum_free(a);
+    ppw_attr_effects_free(a);
+    free(a->stack_globals);
     free(a->shares);
     free(a->moved);
 }

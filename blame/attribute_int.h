@@ -33,12 +33,29 @@ struct fstate {
     const struct ppw_static_flow **flow_of; /* per variable: what is computed from it, NULL */
     uint32_t *globals;                      /* its global and static variables */
     size_t nglobals;
+    bool *is_global;      /* per variable: program-level */
+    int32_t *global_slot; /* ... and then its slot */
     const struct ppw_static_access **acc; /* accesses sorted by line (access.c) */
     size_t nacc;
     bool acc_ready;
     uint32_t *copy_of;         /* per variable: itself, or the shared variable it is a private copy of */
+    size_t *arg_start;         /* per variable: its calls in args[arg_start[v], arg_start[v + 1]) */
+    struct call_arg *args;
     struct ppw_strmap by_name; /* field name -> 1 + index, built when first needed */
     bool by_name_ready;
+};
+
+/* A call a variable is an argument of (effects.c). */
+struct call_arg {
+    uint32_t call;
+    int32_t formal;
+};
+
+/* A summary of what a callee writes from one input (effects.c). */
+struct effect_list;
+struct summary_entry {
+    uint64_t key; /* 0: empty */
+    struct effect_list *list;
 };
 
 /* A fraction of one stack's samples charged to a variable by the access view. */
@@ -115,6 +132,7 @@ struct slot {
     struct ctx_count *ctx;                               /* calling contexts it was blamed in */
     size_t nctx, ctx_cap;
     uint32_t last_ctx; /* the context the last stack counted */
+    uint64_t listed;   /* globals: the serial of the stack that noted it in stack_globals */
 };
 
 /* Calling-context trie: node 0 is the empty path. */
@@ -161,6 +179,11 @@ struct attr {
     const char *empty_path;    /* paths' "" */
     struct binding_memo *memo; /* open addressing */
     size_t memo_cap, nmemo;
+    struct summary_entry *summaries; /* open addressing (effects.c) */
+    size_t summaries_cap, nsummaries;
+    int32_t *stack_globals; /* slots of the globals the stack's frames blamed so far */
+    const struct frame_blame *effect_frame; /* the frame whose closure runs */
+    size_t nstack_globals, stack_globals_cap;
     struct stack_step *steps; /* open addressing, by stack serial */
     size_t steps_cap, nsteps_used;
     uint64_t step_stack;
@@ -190,6 +213,24 @@ void ppw_attr_datum_free(struct attr *a);
 /* Per-function state of datum.c, built with the fstate. */
 bool ppw_attr_datum_fstate(struct attr *a, struct fstate *s, const struct ppw_static_func *f);
 void ppw_attr_datum_fstate_free(struct fstate *s);
+
+/* effects.c: the forward closure through a frame's other calls.
+ * on_effect(a, func, caller_var, global_slot): the call writes caller_var
+ * (>= 0) or the global of slot global_slot (>= 0) from its input. */
+typedef void ppw_attr_effect_fn(struct attr *a, int32_t func, int32_t caller_var,
+                                int32_t global_slot);
+/* The function call c names, among those with a graph; -1. */
+int32_t ppw_attr_callee(struct attr *a, const struct ppw_static_func *caller,
+                        const struct ppw_static_call *c);
+/* What the calls of func other than except write from var, or from the
+ * global of slot global_slot. */
+void ppw_attr_var_effects(struct attr *a, int32_t func, uint32_t var,
+                          const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect);
+void ppw_attr_global_effects(struct attr *a, int32_t func, int32_t global_slot,
+                             const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect);
+bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f);
+void ppw_attr_effects_fstate_free(struct fstate *s);
+void ppw_attr_effects_free(struct attr *a);
 /* The call of f at the location of frame at whose callee is named name or
  * other (any callee when name is NULL) and, when kind is not 0, of that
  * kind; one at the frame's column first. */

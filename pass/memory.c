@@ -334,7 +334,20 @@ static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struc
         ppw_intvec_free(&from);
         return;
     }
-    default: return; /* calls, inttoptr: unknown */
+    case LLVMCall: {
+        /* A threadprivate variable's copy for this thread is the variable
+         * (llvm.threadlocal.address for TLS, __kmpc_threadprivate_cached
+         * otherwise): as data, one variable. */
+        LLVMValueRef callee = LLVMGetCalledValue(value);
+        size_t length = 0;
+        const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &length) : "";
+        if (!strncmp(name, "llvm.threadlocal.address", 24))
+            add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 0)));
+        else if (!strcmp(name, "__kmpc_threadprivate_cached") && LLVMGetNumArgOperands(value) > 2)
+            add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 2)));
+        return;
+    }
+    default: return; /* other calls, inttoptr: unknown */
     }
 }
 

@@ -1,0 +1,310 @@
+/* What a call does with blamed data (attribute_int.h): the forward closure
+ * of a frame continues through the other calls it makes.  A call whose
+ * argument is computed from a receiver (or that reads a blamed global)
+ * writes, from it, some of its written pointer parameters and globals:
+ * `dot(p, q)` returns from q, the parallel region that updates z from
+ * alpha writes the global z.  Those are blamed in the frame too.
+ *
+ * The summary of (callee, input) lists those outputs, from the callee's
+ * FLOW records and, transitively, its own calls (to a bounded depth); it
+ * is static, so it is computed once per callee and input. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+#include "attribute_int.h"
+#include "ppw/static_format.h"
+
+enum { SUMMARY_DEPTH = 4 };
+
+struct effect_list {
+    int32_t *items; /* >= 0: a written formal; < 0: -(1 + the global's slot) */
+    size_t count, cap;
+};
+
+static uint64_t summary_key(int32_t func, int32_t input)
+{
+    return ((uint64_t)(uint32_t)func << 32 | (uint32_t)input) + 1;
+}
+
+static bool push_effect(struct effect_list *list, int32_t effect)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (list->items[i] == effect)
+            return true;
+    if (!ppw_array_reserve(&list->items, &list->cap, list->count + 1, sizeof *list->items))
+        return false;
+    list->items[list->count++] = effect;
+    return true;
+}
+
+/* The function a call names, among those with a graph; -1. */
+int32_t ppw_attr_callee(struct attr *a, const struct ppw_static_func *caller,
+                        const struct ppw_static_call *c)
+{
+    if (!c->callee[0] || c->kind == PPW_CALL_LIBRARY)
+        return -1;
+    struct ppw_strmap_entry *e = ppw_strmap_find(&a->names, c->callee);
+    if (!e)
+        return -1;
+    const struct name_list *list = &a->lists[e->value];
+    int32_t best = -1;
+    for (size_t i = 0; i < list->count; i++) {
+        const struct ppw_static_func *f = &a->graph->funcs[list->funcs[i]];
+        if (!(f->flags & PPW_FUNC_ANALYSED))
+            continue;
+        if (best < 0 || f->unit == caller->unit)
+            best = (int32_t)list->funcs[i];
+    }
+    return best;
+}
+
+static bool program_level_var(const struct ppw_static_var *v)
+{
+    return (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0];
+}
+
+/* The global's slot index (its program-level identity), -1. */
+static int32_t global_id(struct attr *a, int32_t func, uint32_t var)
+{
+    struct slot *slot = ppw_attr_slot(a, func, var, "");
+    return slot && slot->global ? (int32_t)(slot - a->slots) : -1;
+}
+
+static const struct effect_list *summary(struct attr *a, int32_t func, int32_t input, int depth);
+
+/* Marks var and what is computed from it as reached (a worklist). */
+static void reach(struct fstate *s, const struct ppw_static_func *f, uint32_t var, char *reached,
+                  uint32_t *work, size_t *nwork)
+{
+    if (reached[var])
+        return;
+    reached[var] = 1;
+    work[(*nwork)++] = var;
+    const struct ppw_static_flow *flow = s->flow_of[var];
+    for (size_t t = 0; flow && t < flow->target_count; t++)
+        if (!reached[flow->targets[t]]) {
+            reached[flow->targets[t]] = 1;
+            work[(*nwork)++] = flow->targets[t];
+        }
+    (void)f;
+}
+
+static bool compute_summary(struct attr *a, int32_t func, int32_t input, int depth,
+                            struct effect_list *out)
+{
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    struct fstate *s = ppw_attr_fstate(a, func);
+    if (!s || !f->var_count)
+        return s != NULL;
+    char *reached = calloc(f->var_count, 1);
+    uint32_t *work = malloc(sizeof *work * f->var_count);
+    if (!reached || !work) {
+        free(reached);
+        free(work);
+        return false;
+    }
+    size_t nwork = 0;
+    for (size_t v = 0; v < f->var_count; v++) {
+        const struct ppw_static_var *var = &f->vars[v];
+        bool seed = input >= 0 ? var->kind == PPW_VAR_PARAM && var->param_index == input
+                               : program_level_var(var) && global_id(a, func, (uint32_t)v) ==
+                                                                -(input + 1);
+        if (seed)
+            reach(s, f, (uint32_t)v, reached, work, &nwork);
+    }
+    bool ok = true;
+    for (size_t next = 0; next < nwork && ok; next++) {
+        uint32_t v = work[next];
+        const struct ppw_static_var *var = &f->vars[v];
+        if (program_level_var(var)) {
+            int32_t id = global_id(a, func, v);
+            ok = id < 0 || push_effect(out, -(id + 1));
+        } else if (s->root[v] >= 0 && (var->flags & (PPW_VAR_EXIT_WRITTEN | PPW_VAR_WRITTEN))) {
+            ok = push_effect(out, f->vars[s->root[v]].param_index);
+        }
+        if (!ok || depth >= SUMMARY_DEPTH)
+            continue;
+        /* the calls it is an argument of: what they write from it */
+        for (size_t c = 0; c < f->call_count && ok; c++) {
+            const struct ppw_static_call *call = &f->calls[c];
+            for (size_t b = 0; b < call->binding_count && ok; b++) {
+                const struct ppw_static_binding *bind = &call->bindings[b];
+                if (bind->var != (int32_t)v || bind->callee_path[0] ||
+                    (bind->mode != PPW_BIND_REF && bind->mode != PPW_BIND_VALUE))
+                    continue;
+                int32_t callee = ppw_attr_callee(a, f, call);
+                const struct effect_list *sub =
+                    callee >= 0 ? summary(a, callee, bind->formal, depth + 1) : NULL;
+                for (size_t e = 0; sub && e < sub->count; e++) {
+                    if (sub->items[e] < 0) {
+                        ok = push_effect(out, sub->items[e]);
+                        continue;
+                    }
+                    for (size_t k = 0; k < call->binding_count; k++) /* the written actual */
+                        if (call->bindings[k].formal == sub->items[e] &&
+                            call->bindings[k].var >= 0 && !call->bindings[k].callee_path[0])
+                            reach(s, f, (uint32_t)call->bindings[k].var, reached, work, &nwork);
+                }
+            }
+        }
+    }
+    free(reached);
+    free(work);
+    return ok;
+}
+
+/* The memoized summary of (func, input); NULL when out of memory. */
+static const struct effect_list *summary(struct attr *a, int32_t func, int32_t input, int depth)
+{
+    uint64_t key = summary_key(func, input);
+    size_t mask = a->summaries_cap - 1, k;
+    if (a->summaries_cap) {
+        for (k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask; a->summaries[k].key;
+             k = (k + 1) & mask)
+            if (a->summaries[k].key == key)
+                return a->summaries[k].list;
+    }
+    struct effect_list *list = calloc(1, sizeof *list);
+    if (!list || !compute_summary(a, func, input, depth, list)) {
+        if (list)
+            free(list->items);
+        free(list);
+        a->oom = true;
+        return NULL;
+    }
+    if ((a->nsummaries + 1) * 2 > a->summaries_cap) {
+        size_t cap = a->summaries_cap ? a->summaries_cap * 2 : 256;
+        struct summary_entry *table = calloc(cap, sizeof *table);
+        if (!table) {
+            free(list->items);
+            free(list);
+            a->oom = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < a->summaries_cap; i++) {
+            if (!a->summaries[i].key)
+                continue;
+            size_t j = (size_t)(a->summaries[i].key * 0x9e3779b97f4a7c15ull >> 7) & (cap - 1);
+            while (table[j].key)
+                j = (j + 1) & (cap - 1);
+            table[j] = a->summaries[i];
+        }
+        free(a->summaries);
+        a->summaries = table;
+        a->summaries_cap = cap;
+    }
+    mask = a->summaries_cap - 1;
+    for (k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask; a->summaries[k].key;
+         k = (k + 1) & mask)
+        if (a->summaries[k].key == key) { /* a recursive call computed it meanwhile */
+            free(list->items);
+            free(list);
+            return a->summaries[k].list;
+        }
+    a->summaries[k] = (struct summary_entry){key, list};
+    a->nsummaries++;
+    return list;
+}
+
+/* What call c (into callee, with input bound) writes from its input:
+ * on_effect for each caller variable bound to a written parameter, and
+ * each global. */
+static void apply(struct attr *a, int32_t func, const struct ppw_static_call *call, int32_t input,
+                  ppw_attr_effect_fn *on_effect)
+{
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    int32_t callee = ppw_attr_callee(a, f, call);
+    const struct effect_list *effects = callee >= 0 ? summary(a, callee, input, 0) : NULL;
+    for (size_t e = 0; effects && e < effects->count; e++) {
+        if (effects->items[e] < 0) {
+            on_effect(a, func, -1, -(effects->items[e] + 1));
+            continue;
+        }
+        for (size_t k = 0; k < call->binding_count; k++)
+            if (call->bindings[k].formal == effects->items[e] && call->bindings[k].var >= 0 &&
+                !call->bindings[k].callee_path[0] &&
+                (call->bindings[k].mode == PPW_BIND_REF ||
+                 call->bindings[k].mode == PPW_BIND_VALUE))
+                on_effect(a, func, call->bindings[k].var, -1);
+    }
+}
+
+bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f)
+{
+    size_t n = f->var_count;
+    s->arg_start = calloc(n + 1, sizeof *s->arg_start);
+    if (!s->arg_start)
+        return false;
+    size_t total = 0;
+    for (size_t c = 0; c < f->call_count; c++)
+        for (size_t b = 0; b < f->calls[c].binding_count; b++) {
+            const struct ppw_static_binding *bind = &f->calls[c].bindings[b];
+            if (bind->var >= 0 && (size_t)bind->var < n && !bind->callee_path[0] &&
+                bind->formal >= 0 && (bind->mode == PPW_BIND_REF || bind->mode == PPW_BIND_VALUE) &&
+                f->calls[c].kind != PPW_CALL_LIBRARY && f->calls[c].kind != PPW_CALL_TASK) {
+                s->arg_start[bind->var + 1]++;
+                total++;
+            }
+        }
+    for (size_t v = 0; v < n; v++)
+        s->arg_start[v + 1] += s->arg_start[v];
+    s->args = calloc(total ? total : 1, sizeof *s->args);
+    size_t *fill = calloc(n + 1, sizeof *fill);
+    if (!s->args || !fill) {
+        free(fill);
+        return false;
+    }
+    for (size_t c = 0; c < f->call_count; c++)
+        for (size_t b = 0; b < f->calls[c].binding_count; b++) {
+            const struct ppw_static_binding *bind = &f->calls[c].bindings[b];
+            if (bind->var >= 0 && (size_t)bind->var < n && !bind->callee_path[0] &&
+                bind->formal >= 0 && (bind->mode == PPW_BIND_REF || bind->mode == PPW_BIND_VALUE) &&
+                f->calls[c].kind != PPW_CALL_LIBRARY && f->calls[c].kind != PPW_CALL_TASK) {
+                size_t at = s->arg_start[bind->var] + fill[bind->var]++;
+                s->args[at] = (struct call_arg){(uint32_t)c, bind->formal};
+            }
+        }
+    free(fill);
+    return true;
+}
+
+void ppw_attr_effects_fstate_free(struct fstate *s)
+{
+    free(s->arg_start);
+    free(s->args);
+}
+
+void ppw_attr_var_effects(struct attr *a, int32_t func, uint32_t var,
+                          const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect)
+{
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    const struct fstate *s = &a->fs[func];
+    for (size_t i = s->arg_start[var]; i < s->arg_start[var + 1] && !a->oom; i++) {
+        const struct ppw_static_call *call = &f->calls[s->args[i].call];
+        if (call != except)
+            apply(a, func, call, s->args[i].formal, on_effect);
+    }
+}
+
+void ppw_attr_global_effects(struct attr *a, int32_t func, int32_t global_slot,
+                             const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect)
+{
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    for (size_t c = 0; c < f->call_count && !a->oom; c++) {
+        const struct ppw_static_call *call = &f->calls[c];
+        if (call != except && call->kind != PPW_CALL_LIBRARY && call->kind != PPW_CALL_TASK)
+            apply(a, func, call, -(global_slot + 1), on_effect);
+    }
+}
+
+void ppw_attr_effects_free(struct attr *a)
+{
+    for (size_t i = 0; i < a->summaries_cap; i++)
+        if (a->summaries[i].key) {
+            struct effect_list *list = a->summaries[i].list;
+            free(list->items);
+            free(list);
+        }
+    free(a->summaries);
+}

@@ -1,0 +1,232 @@
+#!/bin/bash
+# Realistic programs end to end (ctest programs.<PROGRAM>.<LEVEL>): build
+# test/programs/PROGRAM.c with ppw-cc at -LEVEL with OpenMP, run it sampled
+# for real on 2 threads, and check what `report` says about its data
+# against what its structure implies (docs/testing.md, "Sampled numbers").
+#
+# Each check compares a variable's samples with the samples of the lines
+# that, by the blame rules and the program's data flow, blame it (counted
+# by `lines` from the same run): exact but for the samples the sampled
+# address gives no line (line 0, prologues), allowed at 1% of them and 4
+# sd.  Every number is printed, pass or fail.
+#
+#   check_programs.sh PROGRAM LEVEL BUILD_DIR
+set -uo pipefail
+program=$1 level=$2 build=$(cd "$3" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+SAMPLING_LIB=$here/../lib
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ppw-programs-$program-$level.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+blame=$build/bin/ppw-blame
+failures=0
+fail() { echo "FAIL: $program -$level: $*" >&2; failures=$((failures + 1)); }
+skip() { echo "SKIP: $program -$level: $*" >&2; exit 77; }
+. "$SAMPLING_LIB/sampling.sh"
+
+if nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_; then
+    skip "the plugin is ASan-built (it cannot load into clang)"
+fi
+command -v jq >/dev/null || skip "jq not found"
+
+# The work each program runs with (its default sizes, chosen for ~1,000
+# samples at -O2 on 2 threads), and 4 times as much when a run falls short.
+case $program in
+lookup) args=(400000) more=(1600000) ;;
+cg) args=(20000 30) more=(20000 120) ;;
+particles) args=(200 10) more=(800 10) ;;
+amr_alloc) args=(60) more=(240) ;;
+threadprivate) args=(1500) more=(6000) ;;
+chain) args=(300 800) more=(1200 800) ;;
+*) echo "check_programs.sh: unknown program $program" >&2; exit 2 ;;
+esac
+
+"$build/bin/ppw-cc" "-$level" -fopenmp "$here/$program.c" -o prog -lm 2>cc.log ||
+    { cat cc.log; fail "ppw-cc"; exit 1; }
+clang_plain=$(sed -n 's/^PPW_CLANG:FILEPATH=//p' "$build/CMakeCache.txt")
+"${clang_plain:-clang-19}" "-$level" -fopenmp "$here/$program.c" -o plain -lm 2>/dev/null ||
+    skip "the plain build failed"
+
+# run ARGS...: the instrumented program, sampled, into run/; its output
+# must be the plain build's.
+run() {
+    rm -rf run
+    OMP_NUM_THREADS=2 OMP_PROC_BIND=false PPW_OUTPUT=run ./prog "$@" >out.txt 2>err.txt ||
+        { cat err.txt; fail "the run failed"; exit 1; }
+    OMP_NUM_THREADS=2 ./plain "$@" >plain.txt 2>/dev/null
+    cmp -s out.txt plain.txt || fail "output differs from the plain build's"
+}
+run "${args[@]}"
+n=$("$blame" report run --format json | jq .total_samples)
+if ((n < 400)); then
+    echo "note: $n samples, fewer than 400: again with 4 times the work"
+    run "${more[@]}"
+    n=$("$blame" report run --format json | jq .total_samples)
+    ((n >= 400)) || skip "$n samples with 4 times the work"
+fi
+"$blame" report run --format json --top 0 >blame.json || fail "report: $(cat blame.json)"
+"$blame" report run --format json --top 0 --view access >access.json || fail "report --view access"
+"$blame" lines run --format json --top 0 >lines.json || fail "lines"
+echo "$program -$level: $n samples"
+
+# on_lines FIRST LAST [FIRST LAST...]: the samples taken on the program's
+# source lines FIRST..LAST (and the other ranges): the stacks, in the run's
+# folded export, whose innermost frame is there (not in a library or ppw
+# the line calls).
+"$blame" export run --to folded -o run.folded || fail "export --to folded"
+on_lines() {
+    awk -v file="$program.c" -v ranges="$*" '
+        BEGIN { n = split(ranges, r, " ") }
+        /^#/ { next }
+        {
+            count = $NF; stack = $0; sub(/ [0-9]+$/, "", stack)
+            k = split(stack, frames, ";"); leaf = frames[k]
+            if (leaf !~ ("/" file ":[0-9]+:[0-9]+$") || leaf ~ /@@/) next
+            m = split(leaf, parts, ":"); line = parts[m - 1] + 0
+            for (i = 1; i < n; i += 2)
+                if (line >= r[i] && line <= r[i + 1]) { total += count; break }
+        }
+        END { print total + 0 }' run.folded
+}
+# samples_of FUNCTION NAME [FILE]: a variable's samples (FUNCTION null: a
+# global).  A variable of FUNCTION's parallel region that a stack without
+# its spawn chain (a worker's first instructions) shows as the region's own
+# is the same data: its row is added.
+samples_of() {
+    jq --argjson f "$1" --arg v "$2" '[.variables[] | select(.name == $v and (.function == $f
+        or ($f != null and (.function // "" | startswith($f + ".omp_outlined")))))
+        | .samples] | add // 0' "${3:-blame.json}"
+}
+# at_least NAME OBSERVED LINES FROM: OBSERVED >= LINES less 1% at 4 sd
+at_least() {
+    echo "{\"n\": $n, \"observed\": $2, \"lines\": $3}" >check.json
+    sampled "$1" check.json '{n, observed, op: ">=",
+        threshold: (.lines - (.lines * 0.01 + 4 * ((.lines * 0.01) | sqrt))),
+        from: "exact: '"$4"', less 1% without a line at 4 sd"}'
+}
+# at_most NAME OBSERVED PCT FROM: OBSERVED <= share_ceil(PCT, n) of n
+at_most() {
+    echo "{\"n\": $n, \"observed\": $2}" >check.json
+    sampled "$1" check.json '{n, observed: (.observed / .n * 100), op: "<=",
+        threshold: share_ceil('"$3"'; .n), from: "'"$4"'"}'
+}
+
+case $program in
+lookup)
+    # Every sample in the kernel (grid_search, micro_xs, macro_xs: lines
+    # 90-132) blames the lookup's result: grid_search's result is idx in
+    # micro_xs, from which low, high, f and xs_vector are computed after
+    # the call; xs_vector is macro_xs's xs, from which macro_xs_vector is
+    # computed; it is the loop's macro_xs_vector, from which max_idx and
+    # the reduced verification are computed.  Not only the scratch xs.
+    kernel=$(on_lines 90 132)
+    at_least "macro_xs_vector" "$(samples_of '"main"' macro_xs_vector)" "$kernel" \
+        "the kernel's lines 90-132"
+    at_least "verification" "$(samples_of '"main"' verification)" "$kernel" \
+        "the kernel's lines 90-132"
+    # The search reads .energy 11 times per nuclide, each a cache miss in
+    # a 9 MiB table; the interpolation reads 10 values on the lines the
+    # search just loaded: .energy is the most accessed data.
+    top=$(jq -r '.variables[0].name' access.json)
+    [ "$top" = "sd.nuclide_grid[].energy" ] ||
+        fail "access: the top variable is $top, not sd.nuclide_grid[].energy"
+    ;;
+cg)
+    # Every sample in the sparse product's loop (lines 80-85) blames q; dot(p, q)
+    # is computed from q after the call, alpha from it, and the parallel
+    # region that updates z from alpha writes the global z; main computes
+    # norm_temp1, then zeta and x, from z after conj_grad: so zeta and x.
+    product=$(on_lines 80 85)
+    at_least "zeta" "$(samples_of '"main"' zeta)" "$product" "the sparse product's lines 80-85"
+    at_least "x" "$(samples_of null x)" "$product" "the sparse product's lines 80-85"
+    at_least "rnorm" "$(samples_of '"main"' rnorm)" "$product" "the sparse product's lines 80-85"
+    # The matrix is only read in the solve; written in make_matrix, 0.3%
+    # of the work: under 0.5% of the samples (and under 5%).
+    for v in a colidx rowstr; do
+        at_most "$v (read only in the solve)" "$(samples_of null "$v")" 0.5 \
+            "share_ceil(0.5%, n): make_matrix, 0.3% of the work"
+    done
+    ;;
+particles)
+    # Every sample in the force loop's body (lines 137-168) blames the
+    # force it computes, written to p[i].force: main's p[].force, a field
+    # row at the default blame point.
+    forces=$(on_lines 137 168)
+    at_least "p[].force" "$(samples_of '"main"' 'p[].force')" "$forces" "the force loop's lines 137-168"
+    jq -e '[.variables[] | select(.function == "main" and .name == "p[].force")
+        | .kind == "field" and .type == "struct vec3"] == [true]' blame.json >/dev/null ||
+        fail "p[].force is not main's field of type struct vec3"
+    # Positions: lines 151-153 index p[i].pos and p[j].pos (their only
+    # indexed accesses, so their whole samples), minimum_image (lines
+    # 69-74) computes on d, bound to the positions, and box: d has at
+    # least a third of each line's operands.
+    distances=$(on_lines 151 153) image=$(on_lines 69 74)
+    pos=$(jq '[.variables[] | select(.function == "main" and (.name | startswith("p[].pos")))
+        | .access / 100 * '"$n"'] | add // 0' access.json)
+    at_least "p[].pos (access)" "$pos" "$(jq -n "$distances + $image / 3")" \
+        "lines 151-153 and a third of minimum_image's"
+    ;;
+amr_alloc)
+    # refine (lines 44-53: the free, the wrapper's malloc and the memset),
+    # fill's loop (59-62) and smooth's stencil (69-73) write
+    # blocks[b].array[v]: the pointers refine stores, the arrays they point
+    # to after.  (Line 74 only reads them, into total; the parallel
+    # regions' pragma lines, where a thread waits in the runtime, are left
+    # out.)
+    work=$(on_lines 44 53 59 62 69 73)
+    at_least "blocks[].array" "$(samples_of '"main"' 'blocks[].array')" "$work" \
+        "the lines of refine, fill and smooth's stencil that write the arrays"
+    # smooth returns total, summed from the arrays; fill writes the arrays
+    # smooth reads next: main's checksum is computed from both.
+    at_least "checksum" "$(samples_of '"main"' checksum)" "$(on_lines 59 62 69 77)" \
+        "fill's and smooth's loops, lines 59-62 and 69-77"
+    # An allocation stored straight into the struct: every sample under
+    # ma_malloc (malloc's, and the wrapper's own) blames blocks[].array,
+    # which receives its return value (exact, on those stacks alone).
+    grep -E '(^|;)ma_malloc@' run.folded >alloc.folded
+    if [ -s alloc.folded ]; then
+        "$blame" report --folded alloc.folded --binary prog --format json --top 0 >alloc.json ||
+            fail "report --folded alloc.folded: $(cat alloc.json)"
+        jq -e '.total_samples == ([.variables[] | select(.function == "main"
+            and .name == "blocks[].array") | .samples] | first // 0)' alloc.json >/dev/null ||
+            fail "allocations: $(jq -c '{total_samples, v: [.variables[0:4][] | [.name, .samples]]}' alloc.json)"
+        echo "  allocations: $(jq .total_samples alloc.json) samples under ma_malloc, all blame blocks[].array"
+    fi
+    ;;
+threadprivate)
+    # fill_work (lines 25-33) writes the threadprivate work; fold_work's
+    # loop (38-41) bins work into local, which it then adds into the global
+    # histogram, after fill_work in the same region: histogram is computed
+    # from both, and main's total from histogram.  (The critical section's
+    # lines, where a thread waits for the lock, are left out.)
+    fill=$(on_lines 25 33) fold=$(on_lines 38 41)
+    at_least "work" "$(samples_of null work)" "$fill" "fill_work's lines 25-33"
+    at_least "histogram" "$(samples_of null histogram)" "$((fill + fold))" \
+        "fill_work's and fold_work's loops, lines 25-33 and 38-41"
+    at_least "total" "$(samples_of '"main"' total)" "$((fill + fold))" \
+        "fill_work's and fold_work's loops, lines 25-33 and 38-41"
+    ;;
+chain)
+    # smooth's loop (lines 35-41): v (37-38) and d (39) give change, the
+    # norm smooth returns (level 5); scaled_sweep returns it scaled (4),
+    # sweep_into stores it in result->residual (3), sweep_once returns
+    # result.residual (2), relax writes it through its out-parameter (1),
+    # and main computes history from residual.  Line 40 stores v in
+    # g->next only.
+    norm=$(on_lines 35 39 41 41)
+    at_least "residual" "$(samples_of '"main"' residual)" "$norm" "smooth's lines 35-39 and 41"
+    at_least "history" "$(samples_of '"main"' history)" "$norm" "smooth's lines 35-39 and 41"
+    at_least "g.next" "$(samples_of '"main"' g.next)" "$(on_lines 37 38 40 40)" \
+        "the stencil's lines 37, 38 and 40, which compute and store g->next"
+    ;;
+esac
+
+# No compiler names in any output of report, and a declaration line on
+# every variable row.
+for f in blame.json access.json; do
+    jq -e '[.variables[] | select(.decl | test(":[1-9][0-9]*$") | not)] == []' "$f" >/dev/null ||
+        fail "$f: a variable without a declaration line: $(jq -c '[.variables[] |
+            select(.decl | test(":[1-9][0-9]*$") | not) | .name]' "$f")"
+done
+[ "$failures" -eq 0 ] || exit 1
+echo "PASS: $program -$level"
