@@ -439,28 +439,105 @@ static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t 
             add_receiver(a, s, c->bindings[i].var, true, true);
 }
 
-/* A callee field (path under formal, e.g. "->cells[].energy") that no
- * binding names: the caller's field of the same path under the variable
- * bound to the formal itself, if the caller has it (g.cells[].energy for
- * &g, p->cells[].energy for p). */
-static void bind_field(struct attr *a, const struct ppw_static_func *f, struct fstate *caller,
-                       const struct ppw_static_call *c, int32_t formal, const char *path, bool excl)
+static bool push_target(struct attr *a, int32_t var, bool by_arg)
 {
-    char name[512];
-    for (size_t i = 0; i < c->binding_count; i++) {
-        const struct ppw_static_binding *b = &c->bindings[i];
-        if (b->var < 0 || b->formal != formal || b->callee_path[0] ||
-            (b->mode != PPW_BIND_REF && b->mode != PPW_BIND_VALUE))
-            continue;
-        bool deref = b->mode == PPW_BIND_REF && strncmp(path, "->", 2) == 0;
-        int len = snprintf(name, sizeof name, "%s%s%s", f->vars[b->var].name, deref ? "." : "",
-                           deref ? path + 2 : path);
-        if (len < 0 || (size_t)len >= sizeof name)
-            continue;
-        for (size_t v = 0; v < f->var_count; v++)
-            if (f->vars[v].kind == PPW_VAR_FIELD && strcmp(f->vars[v].name, name) == 0)
-                add_receiver(a, caller, (int32_t)v, excl, true);
+    if (!ppw_array_reserve(&a->targets, &a->targets_cap, a->ntargets + 1, sizeof *a->targets))
+        return false;
+    a->targets[a->ntargets++] = (struct transfer_target){var, by_arg};
+    return true;
+}
+
+/* The caller variables callee variable var's blame goes to at call c: the
+ * bindings of its parameter at its path (or its return value's
+ * receivers), else the caller's field of that path under the variable
+ * bound to the parameter itself, if the caller names it (g.cells[].energy
+ * for &g, p->cells[].energy for p).  Static per call: memoized. */
+static const struct transfer_memo *transfer_targets(struct attr *a, const struct ppw_static_func *f,
+                                                    struct fstate *caller,
+                                                    const struct ppw_static_func *callee,
+                                                    const struct fstate *cs,
+                                                    const struct ppw_static_call *c, uint32_t var)
+{
+    if ((a->ntransfers + 1) * 2 > a->transfers_cap) {
+        size_t cap = a->transfers_cap ? a->transfers_cap * 2 : 1024;
+        struct transfer_memo *table = calloc(cap, sizeof *table);
+        if (!table) {
+            a->oom = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < a->transfers_cap; i++) {
+            const struct transfer_memo *m = &a->transfers[i];
+            if (!m->call)
+                continue;
+            size_t k = (size_t)((((uint64_t)(uintptr_t)m->call) ^ m->var * 0x9e3779b97f4a7c15ull) *
+                                0xff51afd7ed558ccdull >> 17) & (cap - 1);
+            while (table[k].call)
+                k = (k + 1) & (cap - 1);
+            table[k] = *m;
+        }
+        free(a->transfers);
+        a->transfers = table;
+        a->transfers_cap = cap;
     }
+    size_t mask = a->transfers_cap - 1;
+    size_t k = (size_t)((((uint64_t)(uintptr_t)c) ^ var * 0x9e3779b97f4a7c15ull) *
+                        0xff51afd7ed558ccdull >> 17) & mask;
+    for (; a->transfers[k].call; k = (k + 1) & mask)
+        if (a->transfers[k].call == c && a->transfers[k].var == var)
+            return &a->transfers[k];
+    struct transfer_memo m = {c, var, (uint32_t)a->ntargets, 0};
+    const struct ppw_static_var *v = &callee->vars[var];
+    int32_t formal = -1;
+    const char *path = "";
+    bool ok = true;
+    if (c->kind == PPW_CALL_TASK) {
+        path = v->name; /* a task's shareds bind by name */
+    } else if (v->kind != PPW_VAR_RETURN) {
+        int32_t root = cs->root[var];
+        size_t len = root >= 0 ? strlen(callee->vars[root].name) : 0;
+        if (root >= 0 && strncmp(v->name, callee->vars[root].name, len) == 0) {
+            formal = callee->vars[root].param_index;
+            path = v->name + len;
+        } else {
+            path = NULL; /* a local of the callee: no binding */
+        }
+    }
+    for (size_t i = 0; path && i < c->binding_count && ok; i++) {
+        const struct ppw_static_binding *b = &c->bindings[i];
+        bool by_return = b->mode == PPW_BIND_RETURN && formal == -1 && c->kind != PPW_CALL_TASK;
+        bool by_arg = (b->mode == PPW_BIND_REF || b->mode == PPW_BIND_VALUE) &&
+                      (formal >= 0 || c->kind == PPW_CALL_TASK);
+        if (b->var < 0 || (!by_return && !by_arg) || strcmp(b->callee_path, path) != 0 ||
+            (c->kind != PPW_CALL_TASK && b->formal != formal))
+            continue;
+        ok = push_target(a, b->var, by_arg);
+    }
+    if (ok && path && a->ntargets == m.first && path[0] && formal >= 0 &&
+        c->kind != PPW_CALL_TASK) {
+        for (size_t i = 0; i < c->binding_count && ok; i++) {
+            const struct ppw_static_binding *b = &c->bindings[i];
+            if (b->var < 0 || b->formal != formal || b->callee_path[0] ||
+                (b->mode != PPW_BIND_REF && b->mode != PPW_BIND_VALUE))
+                continue;
+            const char *join, *tail;
+            char name[600];
+            ppw_attr_field_join(&f->vars[b->var], b->mode, path, &join, &tail);
+            int len = snprintf(name, sizeof name, "%s%s%s", f->vars[b->var].name, join, tail);
+            int32_t field = len > 0 && (size_t)len < sizeof name
+                                ? ppw_attr_var_named(a, caller, f, name)
+                                : -1;
+            if (field >= 0 && f->vars[field].kind == PPW_VAR_FIELD)
+                ok = push_target(a, field, true);
+        }
+    }
+    if (!ok) {
+        a->oom = true;
+        return NULL;
+    }
+    m.count = (uint32_t)(a->ntargets - m.first);
+    a->transfers[k] = m;
+    a->ntransfers++;
+    return &a->transfers[k];
 }
 
 /* Transfers the blamed exit variables of frame `from` (in callee) through
@@ -470,40 +547,19 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
 {
     const struct ppw_static_func *callee = &a->graph->funcs[from->func];
     const struct fstate *cs = &a->fs[from->func];
-    for (size_t k = from->first; k < from->first + from->count; k++) {
+    for (size_t k = from->first; k < from->first + from->count && !a->oom; k++) {
         struct entry e = a->entries[k];
         const struct ppw_static_var *v = &callee->vars[e.var];
         bool written = (v->flags & PPW_VAR_EXIT_WRITTEN) || e.written;
-        int32_t formal = -1;
-        const char *path = "";
         if (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC)
             continue; /* program-level: blamed where it is */
-        if (c->kind == PPW_CALL_TASK) {
-            if (!written)
-                continue;
-            path = v->name; /* a task's shareds bind by name */
-        } else if (v->kind != PPW_VAR_RETURN) {
-            int32_t root = cs->root[e.var];
-            size_t len = root >= 0 ? strlen(callee->vars[root].name) : 0;
-            if (root < 0 || !written || strncmp(v->name, callee->vars[root].name, len) != 0)
-                continue;
-            formal = callee->vars[root].param_index;
-            path = v->name + len;
+        if (v->kind != PPW_VAR_RETURN && !written)
+            continue; /* only what the callee writes transfers */
+        const struct transfer_memo *m = transfer_targets(a, f, caller, callee, cs, c, e.var);
+        for (uint32_t i = 0; m && i < m->count; i++) {
+            const struct transfer_target *t = &a->targets[m->first + i];
+            add_receiver(a, caller, t->var, e.excl, t->by_arg);
         }
-        bool bound = false;
-        for (size_t i = 0; i < c->binding_count; i++) {
-            const struct ppw_static_binding *b = &c->bindings[i];
-            bool by_return = b->mode == PPW_BIND_RETURN && formal == -1 && c->kind != PPW_CALL_TASK;
-            bool by_arg = (b->mode == PPW_BIND_REF || b->mode == PPW_BIND_VALUE) &&
-                          (formal >= 0 || c->kind == PPW_CALL_TASK);
-            if (b->var < 0 || (!by_return && !by_arg) || strcmp(b->callee_path, path) != 0 ||
-                (c->kind != PPW_CALL_TASK && b->formal != formal))
-                continue;
-            add_receiver(a, caller, b->var, e.excl, by_arg);
-            bound = true;
-        }
-        if (!bound && path[0] && formal >= 0 && c->kind != PPW_CALL_TASK)
-            bind_field(a, f, caller, c, formal, path, e.excl);
     }
 }
 
@@ -970,6 +1026,8 @@ static void attr_free(struct attr *a)
     ppw_attr_datum_free(a);
     ppw_attr_effects_free(a);
     free(a->stack_globals);
+    free(a->transfers);
+    free(a->targets);
     free(a->shares);
     free(a->moved);
 }

@@ -41,8 +41,22 @@ struct fstate {
     uint32_t *copy_of;         /* per variable: itself, or the shared variable it is a private copy of */
     size_t *arg_start;         /* per variable: its calls in args[arg_start[v], arg_start[v + 1]) */
     struct call_arg *args;
+    const struct frame_effects **var_effects; /* per variable, once computed */
+    struct global_effects *global_effects;
+    size_t nglobal_effects, global_effects_cap;
     struct ppw_strmap by_name; /* field name -> 1 + index, built when first needed */
     bool by_name_ready;
+};
+
+/* Where a callee variable's blame goes at a call (attribute.c, memo). */
+struct transfer_target {
+    int32_t var;
+    bool by_arg;
+};
+struct transfer_memo {
+    const struct ppw_static_call *call; /* NULL: empty */
+    uint32_t var;
+    uint32_t first, count; /* in attr.targets */
 };
 
 /* A call a variable is an argument of (effects.c). */
@@ -53,6 +67,11 @@ struct call_arg {
 
 /* A summary of what a callee writes from one input (effects.c). */
 struct effect_list;
+struct frame_effects;
+struct global_effects {
+    int32_t slot;
+    const struct frame_effects *list;
+};
 struct summary_entry {
     uint64_t key; /* 0: empty */
     struct effect_list *list;
@@ -179,6 +198,10 @@ struct attr {
     const char *empty_path;    /* paths' "" */
     struct binding_memo *memo; /* open addressing */
     size_t memo_cap, nmemo;
+    struct transfer_memo *transfers; /* open addressing (attribute.c) */
+    size_t transfers_cap, ntransfers;
+    struct transfer_target *targets; /* their lists */
+    size_t ntargets, targets_cap;
     struct summary_entry *summaries; /* open addressing (effects.c) */
     size_t summaries_cap, nsummaries;
     int32_t *stack_globals; /* slots of the globals the stack's frames blamed so far */
@@ -210,6 +233,13 @@ bool ppw_attr_chain(struct attr *a, const struct ppw_blame_stack *st, size_t u);
  * *where is the chain frame that declares it.  NULL when out of memory. */
 struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *where);
 void ppw_attr_datum_free(struct attr *a);
+/* The variable of f named name, or -1. */
+int32_t ppw_attr_var_named(struct attr *a, struct fstate *s, const struct ppw_static_func *f,
+                           const char *name);
+/* How a callee's path under a formal joins the name of the actual bound to
+ * it with mode: g.cells (&g), a[].cells (an array), p->cells (a pointer). */
+void ppw_attr_field_join(const struct ppw_static_var *actual, uint32_t mode, const char *path,
+                         const char **join, const char **tail);
 /* Per-function state of datum.c, built with the fstate. */
 bool ppw_attr_datum_fstate(struct attr *a, struct fstate *s, const struct ppw_static_func *f);
 void ppw_attr_datum_fstate_free(struct fstate *s);

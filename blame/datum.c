@@ -103,8 +103,8 @@ void ppw_attr_datum_fstate_free(struct fstate *s)
 }
 
 /* The variable of f named name, or -1. */
-static int32_t var_named(struct attr *a, struct fstate *s, const struct ppw_static_func *f,
-                         const char *name)
+int32_t ppw_attr_var_named(struct attr *a, struct fstate *s, const struct ppw_static_func *f,
+                           const char *name)
 {
     if (!s->by_name_ready) {
         for (size_t v = 0; v < f->var_count; v++) {
@@ -130,6 +130,21 @@ static const char *intern(struct attr *a, const char *path)
 }
 
 /* ---- one binding ---- */
+
+void ppw_attr_field_join(const struct ppw_static_var *actual, uint32_t mode, const char *path,
+                         const char **join, const char **tail)
+{
+    /* g->cells[].energy under &g is g.cells[].energy, under an array a of
+     * structs a[].cells[].energy, under a pointer p p->cells[].energy */
+    size_t type_len = strlen(actual->type);
+    char last = type_len ? actual->type[type_len - 1] : '\0';
+    *tail = path;
+    *join = "";
+    if (mode == PPW_BIND_REF && strncmp(path, "->", 2) == 0 && last != '*') {
+        *tail = path + 2;
+        *join = last == ']' ? "[]." : ".";
+    }
+}
 
 /* A memo entry that is not a binding but a datum with a path: (func in
  * var, path, var in extra) -> slot in caller_var. */
@@ -231,21 +246,13 @@ static void bind_one(struct attr *a, const struct ppw_static_func *caller, struc
     }
     if (!whole)
         return;
-    /* g->cells[].energy under &g is g.cells[].energy, under an array a of
-     * structs a[].cells[].energy, under a pointer p p->cells[].energy */
-    const struct ppw_static_var *actual = &caller->vars[whole->var];
-    size_t type_len = strlen(actual->type);
-    char last = type_len ? actual->type[type_len - 1] : '\0';
-    const char *tail = full, *join = "";
-    if (whole->mode == PPW_BIND_REF && strncmp(full, "->", 2) == 0 && last != '*') {
-        tail = full + 2;
-        join = last == ']' ? "[]." : ".";
-    }
+    const char *tail, *join;
+    ppw_attr_field_join(&caller->vars[whole->var], whole->mode, full, &join, &tail);
     char name[600];
-    n = snprintf(name, sizeof name, "%s%s%s", actual->name, join, tail);
+    n = snprintf(name, sizeof name, "%s%s%s", caller->vars[whole->var].name, join, tail);
     if (n < 0 || (size_t)n >= sizeof name)
         return;
-    int32_t field = full[0] ? var_named(a, cs, caller, name) : -1;
+    int32_t field = full[0] ? ppw_attr_var_named(a, cs, caller, name) : -1;
     if (field >= 0) {
         out->caller_var = field;
         out->caller_path = intern(a, "");

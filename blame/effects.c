@@ -27,6 +27,11 @@ static uint64_t summary_key(int32_t func, int32_t input)
     return ((uint64_t)(uint32_t)func << 32 | (uint32_t)input) + 1;
 }
 
+static struct summary_entry *lookup(struct attr *a, uint64_t key);
+static bool remember(struct attr *a, uint64_t key, struct effect_list *list);
+static int32_t find_callee(struct attr *a, const struct ppw_static_func *caller,
+                           const struct ppw_static_call *c);
+
 static bool push_effect(struct effect_list *list, int32_t effect)
 {
     for (size_t i = 0; i < list->count; i++)
@@ -44,6 +49,19 @@ int32_t ppw_attr_callee(struct attr *a, const struct ppw_static_func *caller,
 {
     if (!c->callee[0] || c->kind == PPW_CALL_LIBRARY)
         return -1;
+    uint64_t key = ((uint64_t)(uintptr_t)c) | 1ull << 62; /* calls are aligned: no clash */
+    struct summary_entry *found = lookup(a, key);
+    if (found)
+        return (int32_t)(intptr_t)found->list - 1;
+    int32_t callee = find_callee(a, caller, c);
+    if (!remember(a, key, (struct effect_list *)(intptr_t)(callee + 1)))
+        a->oom = true;
+    return callee;
+}
+
+static int32_t find_callee(struct attr *a, const struct ppw_static_func *caller,
+                           const struct ppw_static_call *c)
+{
     struct ppw_strmap_entry *e = ppw_strmap_find(&a->names, c->callee);
     if (!e)
         return -1;
@@ -154,38 +172,35 @@ static bool compute_summary(struct attr *a, int32_t func, int32_t input, int dep
     return ok;
 }
 
-/* The memoized summary of (func, input); NULL when out of memory. */
-static const struct effect_list *summary(struct attr *a, int32_t func, int32_t input, int depth)
+static size_t memo_slot(uint64_t key, size_t mask)
 {
-    uint64_t key = summary_key(func, input);
-    size_t mask = a->summaries_cap - 1, k;
-    if (a->summaries_cap) {
-        for (k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask; a->summaries[k].key;
-             k = (k + 1) & mask)
-            if (a->summaries[k].key == key)
-                return a->summaries[k].list;
-    }
-    struct effect_list *list = calloc(1, sizeof *list);
-    if (!list || !compute_summary(a, func, input, depth, list)) {
-        if (list)
-            free(list->items);
-        free(list);
-        a->oom = true;
+    return (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask;
+}
+
+static struct summary_entry *lookup(struct attr *a, uint64_t key)
+{
+    if (!a->summaries_cap)
         return NULL;
-    }
+    size_t mask = a->summaries_cap - 1;
+    for (size_t k = memo_slot(key, mask); a->summaries[k].key; k = (k + 1) & mask)
+        if (a->summaries[k].key == key)
+            return &a->summaries[k];
+    return NULL;
+}
+
+/* Enters key -> list (summaries and frame effects share the table: frame
+ * effects' keys have the top bit set). */
+static bool remember(struct attr *a, uint64_t key, struct effect_list *list)
+{
     if ((a->nsummaries + 1) * 2 > a->summaries_cap) {
         size_t cap = a->summaries_cap ? a->summaries_cap * 2 : 256;
         struct summary_entry *table = calloc(cap, sizeof *table);
-        if (!table) {
-            free(list->items);
-            free(list);
-            a->oom = true;
-            return NULL;
-        }
+        if (!table)
+            return false;
         for (size_t i = 0; i < a->summaries_cap; i++) {
             if (!a->summaries[i].key)
                 continue;
-            size_t j = (size_t)(a->summaries[i].key * 0x9e3779b97f4a7c15ull >> 7) & (cap - 1);
+            size_t j = memo_slot(a->summaries[i].key, cap - 1);
             while (table[j].key)
                 j = (j + 1) & (cap - 1);
             table[j] = a->summaries[i];
@@ -194,40 +209,91 @@ static const struct effect_list *summary(struct attr *a, int32_t func, int32_t i
         a->summaries = table;
         a->summaries_cap = cap;
     }
-    mask = a->summaries_cap - 1;
-    for (k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask; a->summaries[k].key;
-         k = (k + 1) & mask)
-        if (a->summaries[k].key == key) { /* a recursive call computed it meanwhile */
-            free(list->items);
-            free(list);
-            return a->summaries[k].list;
-        }
+    size_t mask = a->summaries_cap - 1, k = memo_slot(key, mask);
+    while (a->summaries[k].key)
+        k = (k + 1) & mask;
     a->summaries[k] = (struct summary_entry){key, list};
     a->nsummaries++;
+    return true;
+}
+
+/* The memoized summary of (func, input); NULL when out of memory. */
+static const struct effect_list *summary(struct attr *a, int32_t func, int32_t input, int depth)
+{
+    uint64_t key = summary_key(func, input);
+    struct summary_entry *found = lookup(a, key);
+    if (found)
+        return found->list;
+    struct effect_list *list = calloc(1, sizeof *list);
+    if (!list || !compute_summary(a, func, input, depth, list)) {
+        if (list)
+            free(list->items);
+        free(list);
+        a->oom = true;
+        return NULL;
+    }
+    found = lookup(a, key);
+    if (found) { /* a recursive call computed it meanwhile */
+        free(list->items);
+        free(list);
+        return found->list;
+    }
+    if (!remember(a, key, list)) {
+        free(list->items);
+        free(list);
+        a->oom = true;
+        return NULL;
+    }
     return list;
 }
 
-/* What call c (into callee, with input bound) writes from its input:
- * on_effect for each caller variable bound to a written parameter, and
- * each global. */
-static void apply(struct attr *a, int32_t func, const struct ppw_static_call *call, int32_t input,
-                  ppw_attr_effect_fn *on_effect)
+/* One output of a frame's call: the caller variable bound to a written
+ * parameter (var >= 0), or a global (global >= 0). */
+struct frame_effect {
+    uint32_t call;
+    int32_t var, global;
+};
+
+struct frame_effects {
+    struct frame_effect *items;
+    size_t count, cap;
+};
+
+static bool push_frame_effect(struct frame_effects *list, struct frame_effect effect)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (list->items[i].call == effect.call && list->items[i].var == effect.var &&
+            list->items[i].global == effect.global)
+            return true;
+    if (!ppw_array_reserve(&list->items, &list->cap, list->count + 1, sizeof *list->items))
+        return false;
+    list->items[list->count++] = effect;
+    return true;
+}
+
+/* What call c of func writes from its input, into out. */
+static bool apply(struct attr *a, int32_t func, uint32_t c, int32_t input,
+                  struct frame_effects *out)
 {
     const struct ppw_static_func *f = &a->graph->funcs[func];
+    const struct ppw_static_call *call = &f->calls[c];
     int32_t callee = ppw_attr_callee(a, f, call);
     const struct effect_list *effects = callee >= 0 ? summary(a, callee, input, 0) : NULL;
     for (size_t e = 0; effects && e < effects->count; e++) {
         if (effects->items[e] < 0) {
-            on_effect(a, func, -1, -(effects->items[e] + 1));
+            if (!push_frame_effect(out, (struct frame_effect){c, -1, -(effects->items[e] + 1)}))
+                return false;
             continue;
         }
         for (size_t k = 0; k < call->binding_count; k++)
             if (call->bindings[k].formal == effects->items[e] && call->bindings[k].var >= 0 &&
                 !call->bindings[k].callee_path[0] &&
                 (call->bindings[k].mode == PPW_BIND_REF ||
-                 call->bindings[k].mode == PPW_BIND_VALUE))
-                on_effect(a, func, call->bindings[k].var, -1);
+                 call->bindings[k].mode == PPW_BIND_VALUE) &&
+                !push_frame_effect(out, (struct frame_effect){c, call->bindings[k].var, -1}))
+                return false;
     }
+    return true;
 }
 
 bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f)
@@ -250,8 +316,9 @@ bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f)
     for (size_t v = 0; v < n; v++)
         s->arg_start[v + 1] += s->arg_start[v];
     s->args = calloc(total ? total : 1, sizeof *s->args);
+    s->var_effects = calloc(n + 1, sizeof *s->var_effects);
     size_t *fill = calloc(n + 1, sizeof *fill);
-    if (!s->args || !fill) {
+    if (!s->args || !fill || !s->var_effects) {
         free(fill);
         return false;
     }
@@ -273,35 +340,96 @@ void ppw_attr_effects_fstate_free(struct fstate *s)
 {
     free(s->arg_start);
     free(s->args);
+    free(s->var_effects);
+    free(s->global_effects);
+}
+
+/* The outputs of func's calls from var (input >= 0: var; < 0: the
+ * global of slot -(input + 1)), computed once. */
+static const struct frame_effects *frame_effects(struct attr *a, int32_t func, int32_t input)
+{
+    uint64_t key = summary_key(func, input) | 1ull << 63;
+    size_t mask = a->summaries_cap - 1, k;
+    if (a->summaries_cap)
+        for (k = (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask; a->summaries[k].key;
+             k = (k + 1) & mask)
+            if (a->summaries[k].key == key)
+                return (const struct frame_effects *)a->summaries[k].list;
+    struct frame_effects *list = calloc(1, sizeof *list);
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    const struct fstate *s = &a->fs[func];
+    bool ok = list != NULL;
+    if (ok && input >= 0) {
+        for (size_t i = s->arg_start[input]; i < s->arg_start[input + 1] && ok; i++)
+            ok = apply(a, func, s->args[i].call, s->args[i].formal, list);
+    } else if (ok) {
+        for (size_t c = 0; c < f->call_count && ok; c++)
+            if (f->calls[c].kind != PPW_CALL_LIBRARY && f->calls[c].kind != PPW_CALL_TASK)
+                ok = apply(a, func, (uint32_t)c, input, list);
+    }
+    if (ok)
+        ok = remember(a, key, (struct effect_list *)list);
+    if (!ok) {
+        if (list)
+            free(list->items);
+        free(list);
+        a->oom = true;
+        return NULL;
+    }
+    return list;
+}
+
+static void run_effects(struct attr *a, int32_t func, const struct frame_effects *list,
+                        const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect)
+{
+    const struct ppw_static_func *f = &a->graph->funcs[func];
+    for (size_t i = 0; list && i < list->count && !a->oom; i++)
+        if (&f->calls[list->items[i].call] != except)
+            on_effect(a, func, list->items[i].var, list->items[i].global);
 }
 
 void ppw_attr_var_effects(struct attr *a, int32_t func, uint32_t var,
                           const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect)
 {
-    const struct ppw_static_func *f = &a->graph->funcs[func];
-    const struct fstate *s = &a->fs[func];
-    for (size_t i = s->arg_start[var]; i < s->arg_start[var + 1] && !a->oom; i++) {
-        const struct ppw_static_call *call = &f->calls[s->args[i].call];
-        if (call != except)
-            apply(a, func, call, s->args[i].formal, on_effect);
-    }
+    struct fstate *s = &a->fs[func];
+    if (s->arg_start[var] == s->arg_start[var + 1])
+        return; /* an argument of no call */
+    if (!s->var_effects[var])
+        s->var_effects[var] = frame_effects(a, func, (int32_t)var);
+    run_effects(a, func, s->var_effects[var], except, on_effect);
 }
 
 void ppw_attr_global_effects(struct attr *a, int32_t func, int32_t global_slot,
                              const struct ppw_static_call *except, ppw_attr_effect_fn *on_effect)
 {
-    const struct ppw_static_func *f = &a->graph->funcs[func];
-    for (size_t c = 0; c < f->call_count && !a->oom; c++) {
-        const struct ppw_static_call *call = &f->calls[c];
-        if (call != except && call->kind != PPW_CALL_LIBRARY && call->kind != PPW_CALL_TASK)
-            apply(a, func, call, -(global_slot + 1), on_effect);
+    struct fstate *s = &a->fs[func];
+    const struct frame_effects *list = NULL;
+    for (size_t i = 0; i < s->nglobal_effects; i++)
+        if (s->global_effects[i].slot == global_slot)
+            list = s->global_effects[i].list;
+    if (!list) {
+        if (!(list = frame_effects(a, func, -(global_slot + 1))))
+            return;
+        if (!ppw_array_reserve(&s->global_effects, &s->global_effects_cap,
+                               s->nglobal_effects + 1, sizeof *s->global_effects)) {
+            a->oom = true;
+            return;
+        }
+        s->global_effects[s->nglobal_effects++] = (struct global_effects){global_slot, list};
     }
+    run_effects(a, func, list, except, on_effect);
 }
 
 void ppw_attr_effects_free(struct attr *a)
 {
     for (size_t i = 0; i < a->summaries_cap; i++)
-        if (a->summaries[i].key) {
+        if ((a->summaries[i].key >> 62) == 1) {
+            continue; /* a call's callee, no list */
+        } else if (a->summaries[i].key >> 63) {
+            struct frame_effects *list = (struct frame_effects *)a->summaries[i].list;
+            free(list->items);
+            free(list);
+        } else if (a->summaries[i].key) {
             struct effect_list *list = a->summaries[i].list;
             free(list->items);
             free(list);
