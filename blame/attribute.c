@@ -800,6 +800,40 @@ bool ppw_attr_stops(const struct attr *a, int32_t func)
     return strcmp(f->name, "main") == 0;
 }
 
+/* The parallel runtime's code (OpenMP, MPI and their transports), by the
+ * names its frames have without a graph. */
+static bool runtime_frame(const struct ppw_blame_frame *frame)
+{
+    static const char *const prefixes[] = {
+        "__kmp",  "kmp_",   "__ompt", "omp_",  "GOMP_", "MPI_",   "PMPI_",  "ompi_",
+        "opal_",  "mca_",   "ucp_",   "uct_",  "ucs_",  "pmix",   "PMIx",   "sched_yield",
+        "[libomp", "[libgomp", "[libmpi", "[libopen-", "[libuc", "[libpmix", "pthread_barrier",
+        "pthread_cond", "__futex", "futex", "__sched_yield", "pthread_spin",
+    };
+    const char *name = frame->function;
+    for (size_t i = 0; name && i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+            return true;
+    return false;
+}
+
+/* Why stack st, whose leaf user frame is u (n: none), charged nothing. */
+static enum ppw_blame_cause cause_of(const struct ppw_blame_stack *st, size_t u)
+{
+    if (u == st->nframes) {
+        for (size_t i = 0; i < st->nframes; i++)
+            if (runtime_frame(&st->frames[i]))
+                return PPW_CAUSE_RUNTIME;
+        return PPW_CAUSE_NO_GRAPH;
+    }
+    for (size_t i = 0; i < u; i++)
+        if (runtime_frame(&st->frames[i]))
+            return PPW_CAUSE_RUNTIME;
+    if (st->frames[u].line == 0)
+        return PPW_CAUSE_LINE0;
+    return u > 0 ? PPW_CAUSE_NO_GRAPH : PPW_CAUSE_NO_VARIABLE;
+}
+
 static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
 {
     size_t n = st->nframes, u = n;
@@ -814,8 +848,12 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
         if (u == n && a->func_of[i] >= 0)
             u = i;
     }
-    if (u == n)
-        return false; /* no frame of user code */
+    if (u == n) { /* no frame of user code */
+        enum ppw_blame_cause why = cause_of(st, n);
+        a->unblamed[why] += st->samples;
+        a->unaccessed[why] += (double)st->samples;
+        return false;
+    }
     a->serial++;
     a->nentries = 0;
     a->nstack_globals = 0;
@@ -840,8 +878,19 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
             slot->incl_w += st->weight;
         }
     }
-    if (a->access && !a->oom)
+    bool blamed = a->nstack_globals > 0;
+    for (size_t k = 0; k < a->ndone && !blamed; k++)
+        blamed = a->done[k].count > 0;
+    enum ppw_blame_cause why = cause_of(st, u);
+    if (!blamed)
+        a->unblamed[why] += st->samples;
+    if (a->access && !a->oom) {
+        double before = a->access_samples;
         ppw_attr_access_stack(a, st, u);
+        double share = 1.0 - (a->access_samples - before) / (double)(st->samples ? st->samples : 1);
+        if (share > 1e-9)
+            a->unaccessed[why] += share * (double)st->samples;
+    }
     return true;
 }
 
@@ -1089,6 +1138,8 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
             r->unattributed += stacks[i].samples;
     }
     r->access_samples = a.access_samples;
+    memcpy(r->unblamed, a.unblamed, sizeof r->unblamed);
+    memcpy(r->unaccessed, a.unaccessed, sizeof r->unaccessed);
     r->access_weight = a.access_weight;
     r->access_data = true;
     for (size_t i = 0; i < graph->unit_count; i++)

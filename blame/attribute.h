@@ -76,6 +76,14 @@ struct ppw_blame_var {
 
 struct ppw_arena;
 
+/* Why a sample charges no variable. */
+enum ppw_blame_cause {
+    PPW_CAUSE_RUNTIME,     /* waiting or working in the parallel runtime (libomp, MPI) */
+    PPW_CAUSE_NO_GRAPH,    /* in code without a blame graph (libc, start-up, ppw) */
+    PPW_CAUSE_LINE0,       /* at an address the line table gives line 0 */
+    PPW_CAUSE_NO_VARIABLE, /* at a line no variable's set holds (no access, for the access view) */
+};
+
 /* vars are sorted by inclusive blame, then exclusive, function and name.
  * Strings point into the static graph (which must outlive the result) or
  * into the result's arena (context). */
@@ -85,6 +93,11 @@ struct ppw_blame_result {
     uint64_t total_samples;
     double total_weight;
     uint64_t unattributed; /* samples of stacks without any frame of a function with a graph */
+    /* The samples that blame no variable (unblamed) and the share of the
+     * samples the access view charges to none (unaccessed), by cause
+     * (enum ppw_blame_cause; docs/ppw-blame.md, "What is not attributed"). */
+    uint64_t unblamed[4];
+    double unaccessed[4];
     /* Access view: the samples (and weight) charged to some variable; the
      * rest sampled locations that access none.  access_data is false when a
      * unit's graph predates format 1.1 (no access records). */

@@ -216,6 +216,8 @@ struct attr {
     struct access_share *shares, *moved;
     size_t nshares, shares_cap, nmoved, moved_cap;
     double access_samples, access_weight; /* charged to some variable */
+    uint64_t unblamed[4];                 /* by enum ppw_blame_cause */
+    double unaccessed[4];
 };
 
 struct fstate *ppw_attr_fstate(struct attr *a, int32_t func);

@@ -106,7 +106,8 @@ for level in O0 O2; do
 done
 expect_status 0 "$PPW_BLAME" report --folded lookup.folded --binary lookup_O0 --view access
 grep -Eq '^ +73\.3 +0\.0 +73\.3 +- +table ' out.txt || fail "access text row: $(cat out.txt)"
-grep -q "^note: 20.0% of the samples are at locations that access no variable$" out.txt ||
+grep -q "^note: 20.0% of the samples access no variable:$" out.txt &&
+    grep -q "^      20.0% lines that access none$" out.txt ||
     fail "access text note: $(cat out.txt)"
 awk 'length($0) > 100 { exit 1 }' out.txt || fail "access text wider than 100 columns"
 ok folded

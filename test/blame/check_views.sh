@@ -84,9 +84,28 @@ for level in O0 O2; do
 done
 ok fig49
 
+# ---- what no variable was charged with, by cause ----
+# foo@0: line 0 (2); under foo@9 in libomp: charged to foo's line 9 by the
+# library rule for blame, a runtime wait for access (line 9, the loop
+# header, accesses nothing) (3); before main (4); main's line 20, the
+# opening brace, in no set (5); foo@9 itself blames i (1).
+printf 'main@22;foo@9 1\nmain@22;foo@0 2\nmain@22;foo@9;__kmpc_barrier 3\n_start;__libc_start_main 4\nmain@20 5\n' \
+    >causes.folded
+expect_status 0 "$PPW_BLAME" report --folded causes.folded --binary fig33_O0 --format json
+check causes '.unattributed == {"blame": {"runtime_wait": 0, "no_graph": 4, "line_0": 2, "no_variable": 5},
+    "access": {"runtime_wait": 3, "no_graph": 4, "line_0": 2, "no_variable": 6}}'
+expect_status 0 "$PPW_BLAME" report --folded causes.folded --binary fig33_O0
+grep -q "^note: 73.3% of the samples blame no variable:$" out.txt &&
+    grep -q "^      26.7% no blame graph, 13.3% line 0, 33.3% lines of no variable$" out.txt ||
+    fail "causes text: $(cat out.txt)"
+ok causes
+
 # ---- the report's JSON shape ----
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json
-check shape 'keys_unsorted == ["total_samples", "metric", "variables", "view", "accessed_samples"]
+check shape 'keys_unsorted == ["total_samples", "metric", "variables", "view", "accessed_samples",
+        "unattributed"]
+    and (.unattributed | keys_unsorted == ["blame", "access"] and (.blame | keys_unsorted ==
+        ["runtime_wait", "no_graph", "line_0", "no_variable"]))
     and .view == "blame" and .accessed_samples == 1
     and (.metric | keys_unsorted == ["name", "unit", "total"]) and .metric.total == 3
     and all(.variables[]; keys_unsorted == ["name", "function", "kind", "type", "decl",

@@ -123,13 +123,24 @@ static void text_header(FILE *out, const struct report *p)
     else
         fprintf(out, "; ranked by %s blame; a sample blames several variables\n",
                 p->view == REPORT_EXCLUSIVE ? "exclusive" : "inclusive");
-    if (r->unattributed)
-        fprintf(out,
-                "note: %" PRIu64 " samples (%.1f%%) have no frame in code with a blame graph\n",
-                r->unattributed, view_pct(r->unattributed, r->total_samples));
-    if (p->view == REPORT_ACCESS)
-        fprintf(out, "note: %.1f%% of the samples are at locations that access no variable\n",
-                100.0 - pct(r->access_samples, r->total_samples));
+    /* what no variable was charged with, by cause */
+    double none[4], sum = 0;
+    for (int c = 0; c < 4; c++)
+        sum += none[c] = p->view == REPORT_ACCESS ? r->unaccessed[c] : (double)r->unblamed[c];
+    if (sum > 0) {
+        static const char *const causes[] = {"runtime waits", "no blame graph", "line 0",
+                                             "lines of no variable"};
+        fprintf(out, "note: %.1f%% of the samples %s no variable:\n     ",
+                pct(sum, r->total_samples), p->view == REPORT_ACCESS ? "access" : "blame");
+        const char *sep = " ";
+        for (int c = 0; c < 4; c++)
+            if (none[c] > 0) {
+                fprintf(out, "%s%.1f%% %s", sep, pct(none[c], r->total_samples),
+                        c == 3 && p->view == REPORT_ACCESS ? "lines that access none" : causes[c]);
+                sep = ", ";
+            }
+        putc('\n', out);
+    }
     if (!p->shown) {
         fputs(p->view == REPORT_ACCESS ? "\nno variable is accessed\n"
                                        : "\nno variable is blamed\n",
@@ -293,7 +304,16 @@ static void print_report(FILE *out, const struct report *p)
             json_double(out, r->access_samples);
         else
             fputs("null", out);
-        fputs("}\n", out);
+        static const char *const keys[] = {"runtime_wait", "no_graph", "line_0", "no_variable"};
+        fputs(",\"unattributed\":{\"blame\":{", out);
+        for (int c = 0; c < 4; c++)
+            fprintf(out, "%s\"%s\":%" PRIu64, c ? "," : "", keys[c], r->unblamed[c]);
+        fputs("},\"access\":{", out);
+        for (int c = 0; c < 4; c++) {
+            fprintf(out, "%s\"%s\":", c ? "," : "", keys[c]);
+            json_double(out, r->unaccessed[c]);
+        }
+        fputs("}}}\n", out);
     } else if (p->o->fmt == VIEW_TEXT && p->shown < p->listed)
         fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", p->listed - p->shown,
                 p->listed - p->shown == 1 ? "" : "s");
