@@ -18,6 +18,7 @@
 
 #include "arena.h"
 #include "attribute_int.h"
+#include "names.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
 #include "strmap.h"
@@ -27,11 +28,6 @@
 static bool is_user(const struct ppw_static_func *f)
 {
     return (f->flags & PPW_FUNC_ANALYSED) != 0;
-}
-
-static const char *func_name(const struct ppw_static_func *f)
-{
-    return f->name[0] ? f->name : f->linkage_name;
 }
 
 static bool index_name(struct attr *a, const char *name, size_t func)
@@ -707,19 +703,30 @@ static const char *kind_name(uint32_t kind)
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
-/* "main > solve > step" for node, in the result's arena. */
-static const char *context_text(const struct attr *a, uint32_t node, struct ppw_arena *arena)
+/* Whether node shows as its caller's node: two pieces of one construct. */
+static bool same_frame(const struct attr *a, const struct ppw_names *names, uint32_t n)
+{
+    uint32_t p = a->nodes[n].parent;
+    return p && ppw_names_same_frame(names, a->nodes[p].func, a->nodes[n].func);
+}
+
+/* "main > solve > step" for node, as names shows them, in the result's arena. */
+static const char *context_text(const struct attr *a, const struct ppw_names *names, uint32_t node,
+                                struct ppw_arena *arena)
 {
     size_t len = 1;
     for (uint32_t n = node; n; n = a->nodes[n].parent)
-        len += strlen(func_name(&a->graph->funcs[a->nodes[n].func])) + 3;
+        if (!same_frame(a, names, n))
+            len += strlen(ppw_names_function(names, a->nodes[n].func)) + 3;
     char *text = ppw_arena_alloc(arena, len);
     if (!text)
         return NULL;
     char *end = text + len - 1;
     *end = '\0';
     for (uint32_t n = node; n; n = a->nodes[n].parent) {
-        const char *name = func_name(&a->graph->funcs[a->nodes[n].func]);
+        if (same_frame(a, names, n))
+            continue;
+        const char *name = ppw_names_function(names, a->nodes[n].func);
         size_t l = strlen(name);
         end -= l;
         memcpy(end, name, l);
@@ -749,7 +756,11 @@ static int compare_vars(const void *x, const void *y)
 
 static bool build_result(const struct attr *a, struct ppw_blame_result *r)
 {
+    struct ppw_names *names = NULL;
+    struct ppw_err err;
     if (a->nslots && !(r->vars = ppw_arena_calloc(r->arena, a->nslots, sizeof *r->vars)))
+        return false;
+    if (a->nslots && ppw_names_new(a->graph, &names, &err) != 0)
         return false;
     for (size_t i = 0; i < a->nslots; i++) {
         const struct slot *slot = &a->slots[i];
@@ -761,7 +772,8 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
             .name = v->name,
-            .function = v->kind == PPW_VAR_GLOBAL ? NULL : func_name(f),
+            .function = v->kind == PPW_VAR_GLOBAL ? NULL : ppw_names_source(names, slot->func),
+            .function_key = v->kind == PPW_VAR_GLOBAL ? NULL : f->linkage_name,
             .kind = kind_name(v->kind),
             .type = v->type,
             .decl_file = v->decl_file[0] ? v->decl_file : f->file,
@@ -779,9 +791,12 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         for (size_t k = 0; k < slot->nctx; k++)
             if (!best || slot->ctx[k].samples > best->samples)
                 best = &slot->ctx[k];
-        if (best && !(out->context = context_text(a, best->node, r->arena)))
+        if (best && !(out->context = context_text(a, names, best->node, r->arena))) {
+            ppw_names_free(names);
             return false;
+        }
     }
+    ppw_names_free(names);
     if (r->nvars)
         qsort(r->vars, r->nvars, sizeof *r->vars, compare_vars);
     return true;

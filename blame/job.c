@@ -294,8 +294,10 @@ int ppw_job_merge(const struct ppw_job *job, struct ppw_stack_set *set, struct p
                 frames[f] = st[s].frames[f];
                 frames[f].function = ppw_stack_set_intern(set, frames[f].function);
                 frames[f].file = ppw_stack_set_intern(set, frames[f].file);
+                frames[f].module = ppw_stack_set_intern(set, frames[f].module);
                 if ((st[s].frames[f].function && !frames[f].function) ||
-                    (st[s].frames[f].file && !frames[f].file))
+                    (st[s].frames[f].file && !frames[f].file) ||
+                    (st[s].frames[f].module && !frames[f].module))
                     rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
             }
             uint32_t t = st[s].thread < PPW_JOB_RANK_SHIFT ? st[s].thread : PPW_JOB_RANK_SHIFT - 1;

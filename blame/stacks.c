@@ -63,8 +63,9 @@ static uint64_t hash_frames(const struct ppw_blame_frame *frames, size_t n, uint
 {
     uint64_t h = ppw_fnv1a64(&thread, sizeof thread, PPW_FNV1A64_INIT);
     for (size_t i = 0; i < n; i++) {
-        uintptr_t words[2] = {(uintptr_t)frames[i].function, (uintptr_t)frames[i].file};
-        uint32_t where[2] = {frames[i].line, frames[i].col};
+        uintptr_t words[3] = {(uintptr_t)frames[i].function, (uintptr_t)frames[i].file,
+                              (uintptr_t)frames[i].module};
+        uint32_t where[3] = {frames[i].line, frames[i].col, frames[i].origin};
         h = ppw_fnv1a64(words, sizeof words, h);
         h = ppw_fnv1a64(where, sizeof where, h);
     }
@@ -79,7 +80,7 @@ static bool same_frames(const struct ppw_blame_stack *s, const struct ppw_blame_
     for (size_t i = 0; i < n; i++) {
         const struct ppw_blame_frame *a = &s->frames[i], *b = &frames[i];
         if (a->function != b->function || a->file != b->file || a->line != b->line ||
-            a->col != b->col)
+            a->col != b->col || a->module != b->module || a->origin != b->origin)
             return false;
     }
     return true;

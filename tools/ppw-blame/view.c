@@ -13,6 +13,8 @@
 #include "folded.h"
 #include "glue.h"
 #include "lines.h"
+#include "names.h"
+#include "user_stacks.h"
 #include "read_run.h"
 #include "symbols.h"
 #include "json.h"
@@ -443,11 +445,19 @@ int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *
     }
     if (!rc && (o->has_thread || o->has_rank))
         rc = select_stacks(o, in, err);
+    if (!rc)
+        rc = ppw_names_new(in->graph, &in->names, err);
+    if (!rc && !(in->user = calloc(1, sizeof *in->user)))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     return rc;
 }
 
 void view_input_free(struct view_input *in)
 {
+    if (in->user)
+        ppw_user_stacks_free(in->user);
+    free(in->user);
+    ppw_names_free(in->names);
     ppw_static_graph_free(in->graph);
     ppw_stack_set_free(in->stacks);
     free(in->source);
@@ -469,6 +479,23 @@ const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *c
         return in->sel;
     }
     return ppw_stack_set_stacks(in->stacks, count);
+}
+
+const struct ppw_blame_stack *view_user_stacks(const struct view_input *in, size_t *count,
+                                               struct ppw_err *err)
+{
+    size_t n;
+    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    *count = 0;
+    if (!in->user->stacks && ppw_user_stacks_build(in->names, stacks, n, in->user, err) != 0)
+        return NULL;
+    *count = in->user->count;
+    return in->user->stacks;
+}
+
+const char *view_frame_name(const struct view_input *in, const struct ppw_blame_frame *frame)
+{
+    return ppw_names_frame(in->names, frame);
 }
 
 uint64_t view_total_samples(const struct view_input *in)

@@ -16,6 +16,8 @@
 
 struct ppw_static_graph;
 struct ppw_stack_set;
+struct ppw_names;
+struct ppw_user_stacks;
 
 enum view_format { VIEW_TEXT, VIEW_TSV, VIEW_JSON };
 
@@ -65,6 +67,8 @@ struct view_rank_fault {
 struct view_input {
     struct ppw_static_graph *graph;
     struct ppw_stack_set *stacks;
+    struct ppw_names *names; /* the graph's functions as users see them (names.h) */
+    struct ppw_user_stacks *user; /* the stacks as users see them, made on first use */
     char *source;       /* the folded file or the run directory, as given or found */
     char *binary;       /* the binary the graph came from */
     const char *metric; /* "samples" (folded), or the run's metric source */
@@ -97,6 +101,15 @@ void view_input_free(struct view_input *in);
 
 /* The stacks and their totals (with --thread, the thread's). */
 const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *count);
+/* The stacks as users see them (names.h: source names, a frame per
+ * construct, runtime chains collapsed, libppw left out), one for each of
+ * view_stacks' in the same order; NULL with err set when out of memory. */
+const struct ppw_blame_stack *view_user_stacks(const struct view_input *in, size_t *count,
+                                               struct ppw_err *err);
+
+/* A frame's function as users see it (ppw_names_frame). */
+const char *view_frame_name(const struct view_input *in, const struct ppw_blame_frame *frame);
+
 uint64_t view_total_samples(const struct view_input *in);
 double view_total_weight(const struct view_input *in);
 
