@@ -200,6 +200,25 @@ for input in "omp.folded omp_for" "task.folded omp_task" "runtime.folded omp_for
 done
 ok names_code
 
+# ---- the context wraps at its ' > ', never cut; widths as below ----
+# joined: the text report's context lines for the first variable, joined
+# back into one line
+joined() {
+    awk -v in35="$(printf '%35sin ' '')" -v more="$(printf '%38s> ' '')" \
+        -v on="$(printf '%40s' '')" '
+        !going && !done && index($0, in35) == 1 { ctx = substr($0, 39); going = 1; next }
+        going && index($0, more) == 1 { ctx = ctx " > " substr($0, 41); next }
+        going && index($0, on) == 1 && substr($0, 41, 1) != " " { ctx = ctx substr($0, 41); next }
+        going { done = 1; going = 0 }
+        END { print ctx }' out.txt
+}
+expect_status 0 "$PPW_BLAME" report --folded task.folded --binary omp_task
+width_ok "report of a task"
+grep -q '^ \{35\}in main > main \[omp parallel, omp_task.c:8\]$' out.txt &&
+    grep -q '^ \{38\}> main \[omp task, omp_task.c:11\]$' out.txt ||
+    fail "the task's context does not wrap at ' > ': $(cat out.txt)"
+ok wrap
+
 # ---- globals are one program-level variable ----
 build globals "$SRC/test/pass/globals.c" O0
 printf 'main@21;add@8 3\nmain@23;reset@15 1\nmain@23;reset@14 1\n' >globals.folded
@@ -302,6 +321,11 @@ for view in report "report --exclusive" code "code --flat" lines; do
 done
 expect_status 0 "$PPW_BLAME" report --folded wide.folded --binary wide --format json --top 0
 check wide "$(var '"main"' s).inclusive == 100"
+# the deep function's context is longer than a line: all of it is there
+context=$("$JQ" -r '.variables[0].context' out.txt)
+expect_status 0 "$PPW_BLAME" report --folded wide.folded --binary wide --top 1
+[ "$(joined)" = "$context" ] || fail "wide: the text context '$(joined)' is not '$context'"
+! grep -q '^ *in \.\.\.' out.txt || fail "wide: a context was cut: $(cat out.txt)"
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0
 width_ok report
 grep -q '^ 100.0   33.3         3         -  x  *param  *int \*  *fig33.c:5$' out.txt ||

@@ -613,6 +613,34 @@ void view_cell(FILE *out, const char *s, size_t width, bool keep_end)
     }
 }
 
+void view_wrap(FILE *out, const char *prefix, const char *s, size_t indent, size_t width)
+{
+    size_t lead = strlen(prefix), col = lead;
+    bool line_empty = true; /* no part of s on this line yet */
+    fputs(prefix, out);
+    while (*s) {
+        const char *sep = strstr(s, " > ");
+        size_t len = sep ? (size_t)(sep - s) : strlen(s);
+        if (!line_empty && col + 3 + len <= width) {
+            fputs(" > ", out);
+            col += 3;
+        } else if (!line_empty) {
+            fprintf(out, "\n%*s> ", (int)(indent + lead), "");
+            col = lead + 2;
+        }
+        while (col + len > width && width > col) { /* a part longer than a line */
+            put_clean(out, s, width - col);
+            s += width - col, len -= width - col;
+            fprintf(out, "\n%*s", (int)(indent + lead + 2), "");
+            col = lead + 2;
+        }
+        put_clean(out, s, len);
+        col += len;
+        line_empty = false;
+        s += len + (sep ? 3 : 0);
+    }
+}
+
 FILE *view_out(struct view_opts *o)
 {
     if (!o->csv)

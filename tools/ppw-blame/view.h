@@ -138,6 +138,13 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view);
  * print as '?'. */
 void view_cell(FILE *out, const char *s, size_t width, bool keep_end);
 
+/* Text: prefix, then s broken into lines at its " > " separators (a
+ * context), never cut: the first line goes on from column `indent`, where
+ * the caller is, and is at most `width` columns; each further line is
+ * indented to the end of prefix and starts with "> ".  A part too long for
+ * a line of its own goes on to the next line.  No newline at the end. */
+void view_wrap(FILE *out, const char *prefix, const char *s, size_t indent, size_t width);
+
 /* TSV: s with tabs, newlines and other control characters as spaces. */
 void view_tsv(FILE *out, const char *s);
 
