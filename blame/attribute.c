@@ -18,6 +18,7 @@
 
 #include "arena.h"
 #include "attribute_int.h"
+#include "names.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
 #include "strmap.h"
@@ -27,11 +28,6 @@
 static bool is_user(const struct ppw_static_func *f)
 {
     return (f->flags & PPW_FUNC_ANALYSED) != 0;
-}
-
-static const char *func_name(const struct ppw_static_func *f)
-{
-    return f->name[0] ? f->name : f->linkage_name;
 }
 
 static bool index_name(struct attr *a, const char *name, size_t func)
@@ -903,19 +899,30 @@ static const char *kind_name(uint32_t kind)
     return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
 }
 
-/* "main > solve > step" for node, in the result's arena. */
-static const char *context_text(const struct attr *a, uint32_t node, struct ppw_arena *arena)
+/* Whether node shows as its caller's node: two pieces of one construct. */
+static bool same_frame(const struct attr *a, const struct ppw_names *names, uint32_t n)
+{
+    uint32_t p = a->nodes[n].parent;
+    return p && ppw_names_same_frame(names, a->nodes[p].func, a->nodes[n].func);
+}
+
+/* "main > solve > step" for node, as names shows them, in the result's arena. */
+static const char *context_text(const struct attr *a, const struct ppw_names *names, uint32_t node,
+                                struct ppw_arena *arena)
 {
     size_t len = 1;
     for (uint32_t n = node; n; n = a->nodes[n].parent)
-        len += strlen(func_name(&a->graph->funcs[a->nodes[n].func])) + 3;
+        if (!same_frame(a, names, n))
+            len += strlen(ppw_names_function(names, a->nodes[n].func)) + 3;
     char *text = ppw_arena_alloc(arena, len);
     if (!text)
         return NULL;
     char *end = text + len - 1;
     *end = '\0';
     for (uint32_t n = node; n; n = a->nodes[n].parent) {
-        const char *name = func_name(&a->graph->funcs[a->nodes[n].func]);
+        if (same_frame(a, names, n))
+            continue;
+        const char *name = ppw_names_function(names, a->nodes[n].func);
         size_t l = strlen(name);
         end -= l;
         memcpy(end, name, l);
@@ -944,19 +951,18 @@ static int compare_vars(const void *x, const void *y)
 }
 
 /* "work() result": a return value no caller receives. */
-static const char *result_name(const struct ppw_static_func *f, struct ppw_arena *arena)
+static const char *result_name(const char *function, struct ppw_arena *arena)
 {
-    const char *fn = func_name(f);
-    size_t len = strlen(fn) + sizeof "() result";
+    size_t len = strlen(function) + sizeof "() result";
     char *name = ppw_arena_alloc(arena, len);
     if (name)
-        snprintf(name, len, "%s() result", fn);
+        snprintf(name, len, "%s() result", function);
     return name;
 }
 
 /* Each slot's context with the most samples: the direct counts of the
  * contexts of its function, then the ones counted by slot. */
-static bool best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *best_samples)
+static void best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *best_samples)
 {
     for (size_t n = 1; n < a->nnodes; n++) {
         const struct ctx_node *node = &a->nodes[n];
@@ -977,18 +983,22 @@ static bool best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *b
                 best_samples[i] = a->slots[i].ctx[k].samples;
                 best_node[i] = a->slots[i].ctx[k].node;
             }
-    return true;
 }
 
 static bool build_result(const struct attr *a, struct ppw_blame_result *r)
 {
+    struct ppw_names *names = NULL;
+    struct ppw_err err;
     if (a->nslots && !(r->vars = ppw_arena_calloc(r->arena, a->nslots, sizeof *r->vars)))
+        return false;
+    if (a->nslots && ppw_names_new(a->graph, &names, &err) != 0)
         return false;
     uint32_t *best_node = calloc(a->nslots + 1, sizeof *best_node);
     uint64_t *best_samples = calloc(a->nslots + 1, sizeof *best_samples);
     if (!best_node || !best_samples) {
         free(best_node);
         free(best_samples);
+        ppw_names_free(names);
         return false;
     }
     best_contexts(a, best_node, best_samples);
@@ -1002,7 +1012,8 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
             .name = slot->name,
-            .function = v->kind == PPW_VAR_GLOBAL ? NULL : func_name(f),
+            .function = v->kind == PPW_VAR_GLOBAL ? NULL : ppw_names_source(names, slot->func),
+            .function_key = v->kind == PPW_VAR_GLOBAL ? NULL : f->linkage_name,
             .kind = kind_name(slot->path[0] ? PPW_VAR_FIELD : v->kind),
             .type = slot->type,
             .decl_file = v->decl_file[0] ? v->decl_file : f->file,
@@ -1017,7 +1028,8 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             .access_read_weight = slot->acc_read_w,
             .access_write_weight = slot->acc_write_w,
         };
-        if (v->kind == PPW_VAR_RETURN && !(out->name = result_name(f, r->arena))) {
+        if (v->kind == PPW_VAR_RETURN &&
+            !(out->name = result_name(ppw_names_source(names, slot->func), r->arena))) {
             ok = false;
             break;
         }
@@ -1030,21 +1042,24 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             }
             for (size_t k = 0; k < slot->naliases; k++) {
                 const struct ppw_static_func *af = &a->graph->funcs[slot->alias_func[k]];
-                aliases[k] = (struct ppw_blame_alias){af->vars[slot->alias_var[k]].name,
-                                                      func_name(af)};
+                aliases[k] = (struct ppw_blame_alias){
+                    af->vars[slot->alias_var[k]].name,
+                    ppw_names_function(names, slot->alias_func[k])};
             }
             out->aliases = aliases;
             out->naliases = slot->naliases;
         }
-        if (best_samples[i] && !(out->context = context_text(a, best_node[i], r->arena))) {
+        if (best_samples[i] &&
+            !(out->context = context_text(a, names, best_node[i], r->arena))) {
             ok = false;
             break;
         }
         if (!slot->global && (!out->context || !out->context[0]))
-            out->context = func_name(f); /* only the access view reached it */
+            out->context = ppw_names_function(names, slot->func); /* only access reached it */
     }
     free(best_node);
     free(best_samples);
+    ppw_names_free(names);
     if (ok && r->nvars)
         qsort(r->vars, r->nvars, sizeof *r->vars, compare_vars);
     return ok;

@@ -23,6 +23,8 @@ struct ppw_blame_frame {
     const char *function; /* linkage or source name as the static graph knows it; NULL: unknown */
     const char *file;     /* NULL when unknown */
     uint32_t line, col;   /* 0 when unknown; col 0 matches any column on the line */
+    const char *module;   /* its module's path; NULL when unknown (folded stacks) */
+    uint32_t origin;      /* enum ppw_frame_origin (user_stacks.h): whose code it is; 0 unknown */
 };
 
 struct ppw_blame_stack {
@@ -55,11 +57,15 @@ struct ppw_blame_alias {
  * *_weight); percentages are the caller's business (of total samples). */
 struct ppw_blame_var {
     const char *name;     /* access path for fields: grid.cells[].energy */
-    const char *function; /* declaring function; NULL for globals */
+    const char *function; /* declaring function as the source names it; NULL for globals */
     const char *kind;     /* local, parameter, global, static, field, return */
     const char *type;
     const char *decl_file;
     uint32_t decl_line;
+    /* the declaring function's linkage name, which tells the variables of
+     * outlined code from those of its source function apart: to match
+     * results */
+    const char *function_key;
     const char *context; /* the declaring function's path from main: "main > solve > step",
                             the one most of its samples came through; NULL for globals and
                             statics (program-level) */

@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "lines.h"
+#include "user_stacks.h"
 #include "read_run.h"
 #include "stacks.h"
 #include "symbols.h"
@@ -101,19 +102,29 @@ static bool symbolize(struct glue *g, uint64_t pc, bool exact, struct pc_entry *
     if (!ppw_array_reserve(&g->pool, &g->pool_cap, g->pool_count + (n ? n : 1), sizeof *g->pool))
         return false;
     struct ppw_blame_frame *out = g->pool + g->pool_count;
+    /* whose code it is: user views leave libppw out and collapse the runtime */
+    struct ppw_symbol sym;
+    ppw_symbols_lookup(g->syms, pc, exact, &sym);
+    const char *module = sym.module ? ppw_stack_set_intern(g->set, sym.module->path) : NULL;
+    uint32_t origin = PPW_FRAME_UNKNOWN;
+    if (sym.module)
+        origin = ppw_user_stacks_module_origin(sym.module->path, sym.module->flags);
+    if (sym.module && !module)
+        return false;
     for (size_t i = 0; i < n; i++) {
         const char *function = source[i].function ? source[i].function : source[i].linkage;
-        out[i] = (struct ppw_blame_frame){ppw_stack_set_intern(g->set, function),
-                                          ppw_stack_set_intern(g->set, source[i].file),
-                                          source[i].line, source[i].col};
+        out[i] = (struct ppw_blame_frame){.function = ppw_stack_set_intern(g->set, function),
+                                          .file = ppw_stack_set_intern(g->set, source[i].file),
+                                          .line = source[i].line,
+                                          .col = source[i].col,
+                                          .module = module,
+                                          .origin = origin};
         if ((function && !out[i].function) || (source[i].file && !out[i].file))
             return false;
     }
     if (!n) { /* no line: the function, or "[module]" for code without a symbol */
-        struct ppw_symbol sym;
         char unnamed[256];
         const char *name = NULL;
-        ppw_symbols_lookup(g->syms, pc, exact, &sym);
         if (sym.function) {
             name = sym.function;
         } else if (sym.module) {
@@ -121,7 +132,8 @@ static bool symbolize(struct glue *g, uint64_t pc, bool exact, struct pc_entry *
             snprintf(unnamed, sizeof unnamed, "[%s]", base ? base + 1 : sym.module->path);
             name = unnamed;
         }
-        out[0] = (struct ppw_blame_frame){ppw_stack_set_intern(g->set, name), NULL, 0, 0};
+        out[0] = (struct ppw_blame_frame){
+            .function = ppw_stack_set_intern(g->set, name), .module = module, .origin = origin};
         if (name && !out[0].function)
             return false;
         n = 1;
@@ -184,6 +196,18 @@ static size_t trim(struct glue *g, const struct ppw_run_sample *s, size_t kept,
     return kept;
 }
 
+/* Whether a sample's own frames, up to frame kept, were called by libppw
+ * (a callback of the parallel runtime opening a file): measurement, which
+ * user views leave out. */
+static bool by_ppw(struct glue *g, const struct ppw_run_sample *s, size_t kept)
+{
+    struct ppw_symbol sym;
+    if (s->spawn_tag == 0)
+        return false;
+    ppw_symbols_frame(g->syms, s->stack->frames, kept, s->stack->flags, &sym);
+    return sym.module && (sym.module->flags & PPW_MODULE_PPW);
+}
+
 static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
                        const struct ppw_run_sample *s, const struct ppw_symbol *start,
                        double scale, struct ppw_glue_stats *stats)
@@ -202,6 +226,9 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
     for (size_t i = 0; i < kept; i++)
         if (!push_pc(g, stack->frames, i, stack->flags))
             return PPW_ENOMEM;
+    if (kept < stack->nframes && by_ppw(g, s, kept))
+        for (size_t i = 0; i < g->stack_count; i++)
+            g->stack[i].origin = PPW_FRAME_PPW;
     for (size_t k = 0; k < chain_count; k++)
         for (size_t i = 0; i < g->chain[k]->nframes; i++)
             if (!push_pc(g, g->chain[k]->frames, i, g->chain[k]->flags))

@@ -66,8 +66,9 @@ static uint64_t hash_frames(const struct ppw_blame_frame *frames, size_t n, uint
 {
     uint64_t h = ppw_fnv1a64(&thread, sizeof thread, PPW_FNV1A64_INIT);
     for (size_t i = 0; i < n; i++) {
-        uintptr_t words[2] = {(uintptr_t)frames[i].function, (uintptr_t)frames[i].file};
-        uint32_t where[2] = {frames[i].line, frames[i].col};
+        uintptr_t words[3] = {(uintptr_t)frames[i].function, (uintptr_t)frames[i].file,
+                              (uintptr_t)frames[i].module};
+        uint32_t where[3] = {frames[i].line, frames[i].col, frames[i].origin};
         h = ppw_fnv1a64(words, sizeof words, h);
         h = ppw_fnv1a64(where, sizeof where, h);
     }
@@ -82,7 +83,7 @@ static bool same_frames(const struct ppw_blame_stack *s, const struct ppw_blame_
     for (size_t i = 0; i < n; i++) {
         const struct ppw_blame_frame *a = &s->frames[i], *b = &frames[i];
         if (a->function != b->function || a->file != b->file || a->line != b->line ||
-            a->col != b->col)
+            a->col != b->col || a->module != b->module || a->origin != b->origin)
             return false;
     }
     return true;
@@ -174,7 +175,9 @@ int ppw_stack_set_add_copy(struct ppw_stack_set *set, const struct ppw_blame_sta
         *to = *from;
         to->function = ppw_stack_set_intern(set, from->function);
         to->file = ppw_stack_set_intern(set, from->file);
-        if ((from->function && !to->function) || (from->file && !to->file))
+        to->module = ppw_stack_set_intern(set, from->module);
+        if ((from->function && !to->function) || (from->file && !to->file) ||
+            (from->module && !to->module))
             return no_memory(err);
     }
     return ppw_stack_set_add(set, set->copied, n, stack->samples, stack->weight, thread, err);

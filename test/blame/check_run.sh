@@ -92,6 +92,20 @@ grep -q "^report: [0-9]* samples (metric: [a-z-]*) from ppw-prog-1, binary prog$
 awk 'length($0) > 100 { exit 1 }' out.txt || fail "report text wider than 100 columns"
 ok run
 
+# ---- libppw's frames: measurement, left out of every user view ----
+# probed.c calls malloc and free in a loop, each call inside GASP probes
+# that PPW_THROTTLE_CALLS=0 never throttles: libppw's code runs longer than
+# the program's (97% of some 150 samples here).  Not a sampled threshold:
+# any sample in libppw is enough, and there were none only if the run took
+# none at all.
+"$PPW_CC" -O0 "$SRC/test/blame/probed.c" -o probed || exit 1
+PPW_MODE=profile,trace PPW_THROTTLE_CALLS=0 PPW_OUTPUT=probed-run ./probed >/dev/null ||
+    fail "the probed program failed"
+. "$SRC/test/lib/names.sh"
+source_names_only "$PPW_BLAME" probed-run ./probed
+[ -n "$names_ppw" ] || fail "probed: no sample in libppw: the check above checked nothing"
+ok libppw
+
 # ---- the default command and directory ----
 mkdir -p default && cp -r ppw-prog-1 default/ && cd default || exit 1
 expect_status 0 "$PPW_BLAME"

@@ -18,6 +18,12 @@
 #     initialisation and printing, under 0.1% of its iterations (at each
 #     case below).
 #
+# For omp_array, also the names (exact, whatever the sampling): the outlined
+# loop is "main [omp parallel for, omp_array.c:LINE]" in `code`, LINE that
+# of its pragma; a variable declared in the loop is main's, in that
+# construct's context; and no output names compiler-made functions or
+# shows libppw's frames (test/lib/names.sh).
+#
 # Each run prints its numbers, pass or fail.
 #
 #   check_e2e.sh PROGRAM BUILD_DIR
@@ -102,3 +108,40 @@ with 99% of the program's own samples; the top variables:" >&2
     jq -c '[.variables[0:5][] | {name, function, samples, inclusive}]' report.json >&2
     exit 1
 fi
+
+[ "$program" = omp_array ] || exit 0
+line=$(grep -n '^#pragma omp parallel for' "$here/$program.c" | cut -d: -f1)
+shown="main [omp parallel for, $program.c:$line]"
+"$build/bin/ppw-blame" code run --binary "./$program" --format json >code.json ||
+    { echo "FAIL: ppw-blame code: $(cat code.json)" >&2; exit 1; }
+jq -e --arg s "$shown" --argjson line "$line" '.tree[0] | .function == "main" and
+    any(.children[]; .function == $s and .call_line == $line)' code.json >/dev/null ||
+    { echo "FAIL: code: no '$shown' called from main at line $line: \
+$(jq -c '[.tree[0].children[] | {function, call_line}]' code.json)" >&2; exit 1; }
+jq -e --arg s "$shown" '[.variables[] | select(.context // "" | endswith("> " + $s))] |
+    length > 0 and all(.function == "main")' report.json >/dev/null ||
+    { echo "FAIL: report: the variables of the loop are not main's in '$shown': \
+$(jq -c '[.variables[] | {name, function, context}]' report.json)" >&2; exit 1; }
+echo "e2e.$program: code and report name the loop '$shown'"
+failures=0
+fail() { echo "FAIL: $program: $*" >&2; failures=$((failures + 1)); }
+. "$lib/names.sh"
+source_names_only "$build/bin/ppw-blame" run "./$program"
+# The commands that read the run alone name its GASP regions: built with
+# --inst-functions and traced, the outlined loop is a region too, named
+# from its linkage name (not sampled: every call is measured).
+"$build/bin/ppw-cc" -O2 --inst-functions "$here/$program.c" -o inst "${flags[@]}" ||
+    fail "cannot build with --inst-functions"
+OMP_WAIT_POLICY=passive OMP_NUM_THREADS=2 PPW_MODE=profile,trace PPW_OUTPUT=$tmp/inst-run \
+    ./inst 30 >out.txt || fail "the --inst-functions build failed"
+for cmd in "profile" "profile --format json" "profile --format csv" "intrusion" \
+    "intrusion --format json" "intrusion --format csv" "analyze" "analyze --format json" \
+    "export --to chrome"; do
+    # shellcheck disable=SC2086
+    "$build/bin/ppw-blame" $cmd inst-run >names.txt 2>&1 || fail "ppw-blame $cmd: $(cat names.txt)"
+    ! grep -q 'omp_outlined\|_debug__\|\.omp_task_entry' names.txt ||
+        fail "ppw-blame $cmd names compiler-made functions: $(grep -m1 omp_ names.txt)"
+done
+grep -q "main \[omp parallel, $program.c:$line\]" names.txt ||
+    fail "the chrome trace has no region 'main [omp parallel, $program.c:$line]'"
+[ "$failures" -eq 0 ] || exit 1

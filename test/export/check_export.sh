@@ -104,11 +104,20 @@ frames() {
     local view a b
     for view in "report --top 0" "report --view access --top 0" "code" "code --flat --top 0" \
         "lines --top 0"; do
+        # Folded stacks carry no modules: the program's code built without
+        # the plugin (foreign_sum) shows there as code of a runtime,
+        # "[foreign_sum]" (docs/FORMATS.md section 3); names aside, equal.
         # shellcheck disable=SC2086
-        a=$("$blame" $view frames-run --format json | jq -S 'del(.metric)') || fail "$view on the run"
+        # (and its lines, the program's in a run, are not listed from folded
+        # stacks: lines lists the program's code only)
+        a=$("$blame" $view frames-run --format json | jq -S 'del(.metric)
+            | if .lines then .lines |= map(select(.file // "" | endswith("frames_foreign.c") | not))
+              else . end') || fail "$view on the run"
         # shellcheck disable=SC2086
         b=$("$blame" $view --folded frames.folded --binary ./frames --format json |
-            jq -S 'del(.metric)') || fail "$view on the export"
+            jq -S 'del(.metric) | walk(if type == "object" and (.function | type) == "string"
+                and (.function | test("^\\[(foreign_sum|odd;sum name#1%)\\]$"))
+                then .function |= .[1:-1] else . end)') || fail "$view on the export"
         [ -n "$a" ] && [ "$a" = "$b" ] || fail "$view does not read back: $(diff <(echo "$a") <(echo "$b") | head -20)"
     done
     echo "export.folded: frames.c: report, the access view, code (tree, flat) and lines read back equal"

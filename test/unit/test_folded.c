@@ -86,41 +86,84 @@ static void round_trip(const struct ppw_blame_frame *frames, size_t n, const boo
 
 static void test_texts(void)
 {
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"foo", "src/a.c", 12, 5}, true),
-              "foo@src/a.c:12:5");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"foo", "src/a.c", 12, 0}, true),
-              "foo@src/a.c:12:0");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"foo", NULL, 0, 0}, true), "foo@0");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"foo", NULL, 7, 3}, true), "foo@7:3");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"foo", "a.c", 0, 0}, true), "foo@a.c:0:0");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"memcpy", NULL, 0, 0}, false), "memcpy");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"[libomp.so.5]", NULL, 0, 0}, false),
+    CHECK_STR(
+        text_of(
+            &(struct ppw_blame_frame){.function = "foo", .file = "src/a.c", .line = 12, .col = 5},
+            true),
+        "foo@src/a.c:12:5");
+    CHECK_STR(
+        text_of(
+            &(struct ppw_blame_frame){.function = "foo", .file = "src/a.c", .line = 12, .col = 0},
+            true),
+        "foo@src/a.c:12:0");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "foo", .file = NULL, .line = 0, .col = 0},
+                true),
+        "foo@0");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "foo", .file = NULL, .line = 7, .col = 3},
+                true),
+        "foo@7:3");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "foo", .file = "a.c", .line = 0, .col = 0},
+                true),
+        "foo@a.c:0:0");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "memcpy", .file = NULL, .line = 0, .col = 0},
+                false),
+        "memcpy");
+    CHECK_STR(text_of(
+                  &(struct ppw_blame_frame){
+                      .function = "[libomp.so.5]", .file = NULL, .line = 0, .col = 0},
+                  false),
               "[libomp.so.5]");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"spin", "lib.c", 3, 1}, false), "spin@@lib.c:3:1");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){NULL, NULL, 0, 0}, false), "??");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"??", NULL, 0, 0}, false), "%3F?");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"-", NULL, 0, 0}, false), "%2D");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"a;b c@d#e%f\tg", "x y;z.c", 1, 2}, false),
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "spin", .file = "lib.c", .line = 3, .col = 1},
+                false),
+        "spin@@lib.c:3:1");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = NULL, .file = NULL, .line = 0, .col = 0},
+                false),
+        "??");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "??", .file = NULL, .line = 0, .col = 0},
+                false),
+        "%3F?");
+    CHECK_STR(text_of(&(struct ppw_blame_frame){.function = "-", .file = NULL, .line = 0, .col = 0},
+                      false),
+              "%2D");
+    CHECK_STR(text_of(
+                  &(struct ppw_blame_frame){
+                      .function = "a;b c@d#e%f\tg", .file = "x y;z.c", .line = 1, .col = 2},
+                  false),
               "a%3Bb%20c%40d%23e%25f%09g@@x%20y%3Bz.c:1:2");
-    CHECK_STR(text_of(&(struct ppw_blame_frame){"f", "", 4, 0}, true), "f@4");
+    CHECK_STR(
+        text_of(&(struct ppw_blame_frame){.function = "f", .file = "", .line = 4, .col = 0}, true),
+        "f@4");
 }
 
 static void test_round_trips(void)
 {
     /* innermost first, as the views hold them */
     const struct ppw_blame_frame frames[] = {
-        {"[libomp.so.5]", NULL, 0, 0},
-        {NULL, "dir/unknown.c", 9, 0},
-        {"__memmove_avx_unaligned", NULL, 0, 0},
-        {"helper", "/usr/include/x86_64-linux-gnu/bits/string_fortified.h", 29, 10},
-        {"leaf", NULL, 0, 0},
-        {"leaf", "prog.c", 0, 0},
-        {"odd;name with blanks@v1#%", "we;ird @dir/a#b%.c", 4, 2},
-        {"operator<<(std::ostream&, int)", "a:b:12.c", 3, 0},
-        {"??", "12", 5, 0},
-        {"-", "x", 1, 1},
-        {"\x01\x7f\xc3\xa9", NULL, 0, 0},
-        {"main", "prog.c", 40, 7},
+        {.function = "[libomp.so.5]", .file = NULL, .line = 0, .col = 0},
+        {.function = NULL, .file = "dir/unknown.c", .line = 9, .col = 0},
+        {.function = "__memmove_avx_unaligned", .file = NULL, .line = 0, .col = 0},
+        {.function = "helper",
+         .file = "/usr/include/x86_64-linux-gnu/bits/string_fortified.h",
+         .line = 29,
+         .col = 10},
+        {.function = "leaf", .file = NULL, .line = 0, .col = 0},
+        {.function = "leaf", .file = "prog.c", .line = 0, .col = 0},
+        {.function = "odd;name with blanks@v1#%",
+         .file = "we;ird @dir/a#b%.c",
+         .line = 4,
+         .col = 2},
+        {.function = "operator<<(std::ostream&, int)", .file = "a:b:12.c", .line = 3, .col = 0},
+        {.function = "??", .file = "12", .line = 5, .col = 0},
+        {.function = "-", .file = "x", .line = 1, .col = 1},
+        {.function = "\x01\x7f\xc3\xa9", .file = NULL, .line = 0, .col = 0},
+        {.function = "main", .file = "prog.c", .line = 40, .col = 7},
     };
     const bool graph[] = {false, false, false, false, true,  true,
                           false, false, false, false, false, true};

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analyze_int.h"
+#include "names.h"
 #include "job.h"
 #include "read_graph.h"
 #include "read_run.h"
@@ -365,14 +366,15 @@ static const struct ppw_static_call *call_at(const struct ppw_static_graph *grap
 }
 
 static void where_region(struct analyze_finding *f, const struct ppw_run_region *g,
-                         const struct ppw_static_graph *graph)
+                         const struct ppw_static_graph *graph, const struct ppw_names *names)
 {
     /* Library operations are named by the call: MPI_Ssend, not its tag. */
     const struct ppw_static_func *fn;
     const struct ppw_static_call *call = call_at(graph, g, &fn);
     const char *name = call && call->callee[0] ? call->callee : call_name(g->tag);
-    if (!name)
-        name = g->name;
+    char shown[512];
+    if (!name) /* a function region: outlined code by its source function */
+        name = ppw_names_region(names, g->name, g->file, g->line, shown, sizeof shown);
     setf(f->region, sizeof f->region, "%s", name ? name : "?");
     setf(f->file, sizeof f->file, "%s", g->file ? g->file : "");
     f->line = g->line;
@@ -536,7 +538,7 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
          * time, as communication-bound sees it. */
         if (is_mpi_tag(s->region->tag) && f->lost_pct >= e->t->min_loss_pct)
             e->explained_comm_ns += s->wait_ns + s->machine_ns + s->noise_ns;
-        where_region(f, s->region, e->in->view.graph);
+        where_region(f, s->region, e->in->view.graph, e->in->view.names);
         setf(f->variable, sizeof f->variable, "%s", s->variable);
         char who[160];
         if (s->groups > 1)
@@ -599,7 +601,7 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
             if (f->lost_pct >= e->t->min_loss_pct)
                 e->explained_comm_ns += raw_ns;
             e->explained_ns[PATTERN_SMALL_TRANSFERS] += lost;
-            where_region(f, g, e->in->view.graph);
+            where_region(f, g, e->in->view.graph, e->in->view.names);
             setf(f->evidence, sizeof f->evidence,
                  "rank %" PRIu32 ": %" PRIu64 " calls, %.3f s in all, %.2f us each (the "
                  "latency baseline is %.2f us)",
@@ -714,7 +716,7 @@ static int find_coven(struct engine *e, struct ppw_err *err)
             e->explained_ns[PATTERN_COMMUNICATION] += own;
             const struct ppw_static_graph *graph = e->in->view.graph;
             if (top) { /* where: the call site that communicated longest, on its buffer */
-                where_region(f, top, graph);
+                where_region(f, top, graph, e->in->view.names);
                 call_variable(graph, top, f->variable, sizeof f->variable);
             } else {
                 setf(f->region, sizeof f->region, "MPI communication");
@@ -779,10 +781,19 @@ static int find_hotspots(struct engine *e, struct ppw_err *err)
                 break;
             }
         }
+    /* One hot spot per function as the user knows it: an OpenMP construct's
+     * outlined pieces add up (ppw_names_function). */
+    const struct ppw_names *names = e->in->view.names;
+    for (size_t fi = 0; fi < graph->func_count; fi++)
+        for (size_t fj = 0; fj < fi && self[fi]; fj++)
+            if (self[fj] && ppw_names_function(names, fj) == ppw_names_function(names, fi)) {
+                self[fj] += self[fi];
+                self[fi] = 0;
+            }
     int rc = 0;
     for (size_t fi = 0; fi < graph->func_count && !rc; fi++) {
         double pct = 100.0 * (double)self[fi] / (double)total;
-        if (pct < e->t->hotspot_pct)
+        if (!self[fi] || pct < e->t->hotspot_pct)
             continue;
         struct analyze_hotspot *h = realloc(e->out->hotspots, (e->out->nhotspots + 1) * sizeof *h);
         if (!h) {
@@ -792,7 +803,7 @@ static int find_hotspots(struct engine *e, struct ppw_err *err)
         e->out->hotspots = h;
         h = &h[e->out->nhotspots++];
         *h = (struct analyze_hotspot){.pct = pct, .samples = self[fi]};
-        setf(h->function, sizeof h->function, "%s", graph->funcs[fi].name);
+        setf(h->function, sizeof h->function, "%s", ppw_names_function(names, fi));
     }
     free(self);
     export_frames_free(&frames);

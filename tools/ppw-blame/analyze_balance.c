@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analyze_int.h"
+#include "names.h"
 #include "attribute.h"
 #include "job.h"
 #include "read_graph.h"
@@ -135,7 +136,7 @@ static void uneven_function(const struct engine *e, const struct group_load *g, 
         if (mean > 0 && max / mean >= e->t->deviation && max - mean > best) {
             best = max - mean;
             *ratio = max / mean;
-            setf(out, size, "%s", fn->name);
+            setf(out, size, "%s", ppw_names_function(e->in->view.names, fi));
         }
     }
     free(per);
@@ -174,8 +175,8 @@ static int uneven_variable(const struct engine *e, const struct group_load *g, s
             for (size_t k = 0; k < r->nvars; k++)
                 if (strcmp(all->vars[v].name, r->vars[k].name) == 0 &&
                     strcmp(all->vars[v].kind, r->vars[k].kind) == 0 &&
-                    strcmp(all->vars[v].function ? all->vars[v].function : "",
-                           r->vars[k].function ? r->vars[k].function : "") == 0) {
+                    strcmp(all->vars[v].function_key ? all->vars[v].function_key : "",
+                           r->vars[k].function_key ? r->vars[k].function_key : "") == 0) {
                     per[v * n + gi] = r->vars[k].inclusive_weight;
                     break;
                 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analyze_int.h"
+#include "names.h"
 #include "ppw/gasp.h"
 #include "read_graph.h"
 #include "symbols.h"
@@ -61,8 +62,14 @@ static bool busy_in(const struct engine *e, const struct unit *u, uint32_t threa
             best = k;
     if (best == SIZE_MAX)
         return false;
-    setf(out, size, "%s (%s:%" PRIu32 ")", funcs[best]->name,
-         funcs[best]->file ? view_basename(funcs[best]->file) : "?", funcs[best]->line);
+    /* as the user knows it: an OpenMP construct's name holds its file and line */
+    size_t fi = (size_t)(funcs[best] - graph->funcs);
+    const char *name = ppw_names_function(e->in->view.names, fi);
+    if (strcmp(name, ppw_names_source(e->in->view.names, fi)) != 0)
+        setf(out, size, "%s", name);
+    else
+        setf(out, size, "%s (%s:%" PRIu32 ")", name,
+             funcs[best]->file ? view_basename(funcs[best]->file) : "?", funcs[best]->line);
     return true;
 }
 

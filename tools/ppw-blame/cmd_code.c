@@ -68,6 +68,19 @@ static const struct calltree_node **shown_children(const struct code *c, size_t 
     return kids;
 }
 
+/* Whether a node's name already ends with its call site, ", FILE:LINE]":
+ * an OpenMP construct called from its own pragma's line. */
+static bool names_call_site(const struct calltree_node *n)
+{
+    char site[300];
+    const char *name = n->function ? n->function : "";
+    int len = snprintf(site, sizeof site, ", %s:%" PRIu32 "]",
+                       n->file ? view_basename(n->file) : "", n->line);
+    size_t l = strlen(name);
+    return n->file && len > 0 && (size_t)len < sizeof site && l >= (size_t)len &&
+           strcmp(name + l - (size_t)len, site) == 0;
+}
+
 static void text_node(FILE *out, const struct code *c, const struct calltree_node *n, size_t depth)
 {
     char label[512];
@@ -76,12 +89,13 @@ static void text_node(FILE *out, const struct code *c, const struct calltree_nod
             view_pct(n->self, c->total), n->samples);
     view_metric_cell(out, c->in, n->weight);
     fprintf(out, "  %*s", (int)indent, "");
-    if (n->line)
+    if (n->line && !names_call_site(n))
         snprintf(label, sizeof label, "%s%s  [%s%s%" PRIu32 "]", depth > 20 ? "... " : "",
                  n->function ? n->function : "?", n->file ? view_basename(n->file) : "",
                  n->file ? ":" : "line ", n->line);
     else
-        snprintf(label, sizeof label, "%s", n->function ? n->function : "?");
+        snprintf(label, sizeof label, "%s%s", depth > 20 ? "... " : "",
+                 n->function ? n->function : "?");
     size_t room = 65 - indent;
     view_cell(out, label, strlen(label) < room ? strlen(label) : room, false);
     putc('\n', out);
@@ -167,10 +181,10 @@ static int compare_rows(const void *x, const void *y)
 
 /* One row per function (the tree's nodes merged by function name, each
  * counted once per stack even when it recurs). */
-static int flat_rows(const struct code *c, struct flat_row **out, size_t *count)
+static int flat_rows(const struct code *c, const struct ppw_blame_stack *stacks, size_t nstacks,
+                     struct flat_row **out, size_t *count)
 {
-    size_t nstacks, n = 0;
-    const struct ppw_blame_stack *stacks = view_stacks(c->in, &nstacks);
+    size_t n = 0;
     struct flat_row *rows = calloc(c->tree.count, sizeof *rows);
     if (!rows)
         return PPW_ENOMEM;
@@ -255,7 +269,7 @@ static void print_head(FILE *out, const struct code *c)
     }
 }
 
-static int run_code(struct code *c)
+static int run_code(struct code *c, struct ppw_err *err)
 {
     char *path = NULL;
     size_t path_len = 0;
@@ -263,10 +277,12 @@ static int run_code(struct code *c)
     size_t nrows = 0;
     c->total = view_total_samples(c->in);
     size_t nstacks;
-    const struct ppw_blame_stack *stacks = view_stacks(c->in, &nstacks);
+    const struct ppw_blame_stack *stacks = view_user_stacks(c->in, &nstacks, err);
+    if (!stacks)
+        return err->code;
     int rc = calltree_build(&c->tree, stacks, nstacks);
     if (!rc && c->flat)
-        rc = flat_rows(c, &rows, &nrows);
+        rc = flat_rows(c, stacks, nstacks, &rows, &nrows);
     if (rc)
         return rc;
     FILE *out = view_out(c->o);
@@ -318,7 +334,7 @@ int cmd_code(int argc, char **argv)
     int rc = view_load(&o, &in, &err);
     if (!rc) {
         c.in = &in;
-        if ((rc = run_code(&c)) != 0)
+        if ((rc = run_code(&c, &err)) != 0 && !err.code)
             ppw_err_set(&err, rc, "out of memory");
     }
     calltree_free(&c.tree);

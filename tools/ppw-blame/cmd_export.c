@@ -67,9 +67,15 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
                         struct export_blame *blame, struct ppw_err *err)
 {
     size_t n;
-    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
-    /* FUNCTION@LOCATION names a function of the graphs, which the reader
-     * checks; other code is FUNCTION@@LOCATION or bare (folded.h). */
+    /* With locations, for report --folded: the raw frames, whose linkage
+     * names and locations the reader needs to attribute the samples again
+     * (FUNCTION@LOCATION names a function of the graphs, which the reader
+     * checks; other code is FUNCTION@@LOCATION or bare, folded.h).
+     * Without, for flame-graph tools: the frames as users see them. */
+    const struct ppw_blame_stack *stacks =
+        o->no_locations ? view_user_stacks(in, &n, err) : view_stacks(in, &n);
+    if (o->no_locations && !stacks)
+        return err->code;
     struct export_frames frames;
     if (export_frames_build(&frames, stacks, n, NULL, in->graph) != 0)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
@@ -120,7 +126,9 @@ static int write_speedscope(FILE *out, const struct view_input *in, struct expor
                             struct ppw_err *err)
 {
     size_t n;
-    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    const struct ppw_blame_stack *stacks = view_user_stacks(in, &n, err);
+    if (!stacks)
+        return err->code;
     struct export_frames frames;
     if (export_frames_build(&frames, stacks, n, blame, NULL) != 0)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");

@@ -65,15 +65,18 @@ static size_t child(struct flame *f, size_t parent, const char *name, bool varia
     return k;
 }
 
-static int build(struct flame *f, const struct view_input *in, const struct export_blame *blame)
+static int build(struct flame *f, const struct view_input *in, const struct export_blame *blame,
+                 struct ppw_err *err)
 {
     f->cap = 1024;
     if (!(f->nodes = malloc(f->cap * sizeof *f->nodes)))
-        return PPW_ENOMEM;
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     f->nodes[0] = (struct node){"all", false, 0, 0, 0};
     f->count = 1;
     size_t n;
-    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    const struct ppw_blame_stack *stacks = view_user_stacks(in, &n, err);
+    if (!stacks)
+        return err->code;
     for (size_t s = 0; s < n; s++) {
         const struct ppw_blame_stack *st = &stacks[s];
         if (!st->nframes)
@@ -83,13 +86,13 @@ static int build(struct flame *f, const struct view_input *in, const struct expo
         for (size_t k = top + 1; k-- > 0;) {
             const char *name = st->frames[k].function ? st->frames[k].function : "??";
             if (!(at = child(f, at, name, false)))
-                return PPW_ENOMEM;
+                return ppw_err_set(err, PPW_ENOMEM, "out of memory");
             f->nodes[at].samples += st->samples;
         }
         const char *var = export_stack_variable(blame, s);
         if (var) {
             if (!(at = child(f, at, var, true)))
-                return PPW_ENOMEM;
+                return ppw_err_set(err, PPW_ENOMEM, "out of memory");
             f->nodes[at].samples += st->samples;
         }
     }
@@ -218,8 +221,8 @@ int cmd_flame(int argc, char **argv)
     int rc = view_load(&o, &in, &err);
     if (!rc && variables)
         rc = export_blame_new(&in, &blame, &err);
-    if (!rc && (rc = build(&f, &in, blame)) != 0)
-        ppw_err_set(&err, rc, "out of memory");
+    if (!rc)
+        rc = build(&f, &in, blame, &err);
     FILE *out = NULL;
     if (!rc && !(out = export_open(output, &err)))
         rc = PPW_EIO;

@@ -215,7 +215,10 @@ static void tree_print(struct html *h, const struct calltree *t, size_t k, unsig
 static int code_tree(struct html *h)
 {
     struct calltree t = {0};
-    int rc = calltree_build(&t, h->stacks, h->nstacks);
+    struct ppw_err err;
+    size_t n;
+    const struct ppw_blame_stack *user = view_user_stacks(h->in, &n, &err);
+    int rc = user ? calltree_build(&t, user, n) : err.code;
     if (!rc) {
         fprintf(h->out,
                 "<h2 id=\"code\">Code</h2>\n<p class=\"muted\">The samples in calling context "
@@ -550,7 +553,8 @@ static int hot_lines(struct html *h)
         fputs("<td><code>", out);
         esc(h, l->file ? view_basename(l->file) : "?");
         fprintf(out, ":%" PRIu32 "</code></td><td>", l->line);
-        esc(h, l->function);
+        const struct ppw_blame_frame shown = {.function = l->function, .file = l->file};
+        esc(h, view_frame_name(h->in, &shown));
         fputs("</td><td class=\"vars\">", out);
         line_variables(h, ppw_static_graph_find_func(h->in->graph, l->function), l->line);
         source_text(h, l->file, l->line, text, sizeof text);
@@ -593,9 +597,9 @@ static int heatmap(struct html *h)
             for (size_t k = 0; k < r->nvars; k++) {
                 const struct ppw_blame_var *got = &r->vars[k];
                 if (strcmp(got->name, want->name) == 0 &&
-                    (got->function == want->function ||
-                     (got->function && want->function &&
-                      strcmp(got->function, want->function) == 0))) {
+                    (got->function_key == want->function_key ||
+                     (got->function_key && want->function_key &&
+                      strcmp(got->function_key, want->function_key) == 0))) {
                     cells[v * ngroups + g] = got->inclusive;
                     break;
                 }

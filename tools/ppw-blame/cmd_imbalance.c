@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "arena.h"
 #include "json.h"
+#include "names.h"
 #include "read_graph.h"
 #include "strmap.h"
 #include "view.h"
@@ -103,7 +104,8 @@ struct imbalance {
 static bool same_var(const struct ppw_blame_var *a, const struct ppw_blame_var *b)
 {
     return strcmp(a->name, b->name) == 0 && strcmp(a->kind, b->kind) == 0 &&
-           strcmp(a->function ? a->function : "", b->function ? b->function : "") == 0 &&
+           strcmp(a->function_key ? a->function_key : "", b->function_key ? b->function_key : "") ==
+               0 &&
            a->decl_line == b->decl_line;
 }
 
@@ -214,12 +216,12 @@ static int compare_region(const void *x, const void *y)
 }
 
 /* Adds stack number serial's samples to each distinct function on it. */
-static int add_stack_regions(const struct ppw_static_graph *graph, const struct ppw_blame_stack *st,
+static int add_stack_regions(const struct view_input *in, const struct ppw_blame_stack *st,
                              size_t serial, struct ppw_strmap *names, struct region_total **totals,
                              size_t *count, size_t *cap)
 {
     for (size_t f = 0; f < st->nframes; f++) {
-        const char *fn = st->frames[f].function;
+        const char *fn = view_frame_name(in, &st->frames[f]); /* as the user knows it */
         if (!fn)
             continue;
         bool added;
@@ -227,8 +229,8 @@ static int add_stack_regions(const struct ppw_static_graph *graph, const struct 
         if (!e || (added && !ppw_array_reserve(totals, cap, *count + 1, sizeof **totals)))
             return PPW_ENOMEM;
         if (added)
-            (*totals)[(*count)++] = (struct region_total){
-                e->key, 0, 0, SIZE_MAX, ppw_static_graph_find_func(graph, fn) != NULL};
+            (*totals)[(*count)++] =
+                (struct region_total){e->key, 0, 0, SIZE_MAX, ppw_names_has_graph(in->names, fn)};
         struct region_total *t = &(*totals)[e->value];
         if (t->last_stack == serial)
             continue;
@@ -250,7 +252,7 @@ static int measure_regions(struct imbalance *m, const struct by_group *bg, struc
     size_t count = 0, cap = 0;
     int rc = 0;
     for (size_t i = 0; i < nstacks && !rc; i++)
-        rc = add_stack_regions(m->in->graph, &stacks[i], i, &names, &totals, &count, &cap);
+        rc = add_stack_regions(m->in, &stacks[i], i, &names, &totals, &count, &cap);
     if (!rc) {
         if (count)
             qsort(totals, count, sizeof *totals, compare_region);
@@ -284,7 +286,7 @@ static int measure_regions(struct imbalance *m, const struct by_group *bg, struc
         for (size_t i = bg->first[g]; i < bg->first[g + 1]; i++) {
             const struct ppw_blame_stack *st = &bg->order[i];
             for (size_t f = 0; f < st->nframes; f++) {
-                const char *fn = st->frames[f].function;
+                const char *fn = view_frame_name(m->in, &st->frames[f]);
                 const struct ppw_strmap_entry *e = fn ? ppw_strmap_find(&shown, fn) : NULL;
                 if (!e || last[e->value] == i)
                     continue;

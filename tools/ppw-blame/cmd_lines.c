@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "json.h"
+#include "user_stacks.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
 #include "strmap.h"
@@ -88,8 +89,8 @@ static struct line_row *row_of(struct lines *l, const struct ppw_blame_frame *fr
             l->rows = rows;
             l->cap = cap;
         }
-        l->rows[l->count++] = (struct line_row){.file = file, .function = frame->function,
-                                                .line = frame->line};
+        l->rows[l->count++] = (struct line_row){
+            .file = file, .function = view_frame_name(l->in, frame), .line = frame->line};
     }
     return &l->rows[e->value];
 }
@@ -105,11 +106,12 @@ static int collect(struct lines *l)
             if (st->frames[i].line && user_func(l, st->frames[i].function))
                 self = i;
         for (size_t i = 0; i < st->nframes && self == st->nframes; i++)
-            if (st->frames[i].line)
+            if (st->frames[i].line && ppw_user_stacks_is_program(l->in->names, &st->frames[i]))
                 self = i;
         size_t top = view_top_frame(st);
         for (size_t i = 0; i < st->nframes && i <= top; i++) {
-            if (!st->frames[i].line)
+            /* the program's lines: not the runtime's, not libppw's */
+            if (!st->frames[i].line || !ppw_user_stacks_is_program(l->in->names, &st->frames[i]))
                 continue;
             struct line_row *r = row_of(l, &st->frames[i]);
             if (!r)

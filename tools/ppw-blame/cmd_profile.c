@@ -16,6 +16,7 @@
 #include "intrusion.h"
 #include "json.h"
 #include "read_run.h"
+#include "names.h"
 
 static const char usage[] =
     "usage: ppw-blame profile [DIR] [--thread N] [--sort incl|excl|calls]\n"
@@ -298,11 +299,21 @@ static const struct ppw_run_region *region_of(const struct profile *p, uint32_t 
     return ppw_run_find_region(p->run, id); /* the reader checked every id */
 }
 
+/* Region id as users name it: outlined code by its source function
+ * (ppw_names_region; the run alone, without the binary).  The name lives
+ * until the next call. */
+static const char *name_of(const struct profile *p, uint32_t id)
+{
+    static char buf[512];
+    const struct ppw_run_region *g = region_of(p, id);
+    return ppw_names_region(NULL, g->name, g->file, g->line, buf, sizeof buf);
+}
+
 static void callpath_text(FILE *out, const struct profile *p, const struct ppw_run_timer *t)
 {
     for (uint32_t i = 0; i < t->depth; i++) {
         fputs(i ? " <- " : "", out);
-        cli_text(out, region_of(p, t->path[i])->name);
+        cli_text(out, name_of(p, t->path[i]));
     }
 }
 
@@ -419,7 +430,7 @@ static void text_throttled(FILE *out, const struct profile *p)
         const struct throttled *th = &p->throttled[i];
         double mean = th->calls_before ? th->mean_sum / (double)th->calls_before : 0;
         fputs("  ", out);
-        cli_text(out, region_of(p, th->region)->name);
+        cli_text(out, name_of(p, th->region));
         fprintf(out,
                 ": throttled after %" PRIu64 " calls, mean %.3f us; %" PRIu64
                 " further calls counted (%" PRIu64 " calls in all)\n",
@@ -454,13 +465,13 @@ static void json_row(FILE *out, const struct profile *p, const struct row *r)
     const struct ppw_run_region *g = region_of(p, t->path[0]);
     bool calib = p->run->has_calib;
     fprintf(out, "{\"region\":%" PRIu32 ",\"name\":", g->id);
-    json_string(out, g->name);
+    json_string(out, name_of(p, g->id));
     fprintf(out, ",\"kind\":\"%s\",\"file\":", ppw_run_region_kind_name(g->kind));
     json_string(out, g->file);
     fprintf(out, ",\"line\":%" PRIu32 ",\"callpath\":[", g->line);
     for (uint32_t i = 0; i < t->depth; i++) {
         fputs(i ? "," : "", out);
-        json_string(out, region_of(p, t->path[i])->name);
+        json_string(out, name_of(p, t->path[i]));
     }
     fprintf(out,
             "],\"calls\":%" PRIu64 ",\"calls_recorded\":%" PRIu64 ",\"calls_throttled\":%" PRIu64
@@ -538,7 +549,7 @@ static void print_csv(FILE *out, const struct profile *p)
         const struct ppw_run_timer *t = &r->t;
         const struct ppw_run_region *g = region_of(p, t->path[0]);
         fprintf(out, "%" PRIu32 ",", g->id);
-        cli_csv(out, g->name);
+        cli_csv(out, name_of(p, g->id));
         fprintf(out, ",%s,", ppw_run_region_kind_name(g->kind));
         cli_csv(out, g->file);
         fprintf(out, ",%" PRIu32 ",", g->line);
@@ -546,7 +557,7 @@ static void print_csv(FILE *out, const struct profile *p)
         size_t size = 0;
         FILE *mem = open_memstream(&path, &size);
         for (uint32_t k = 0; mem && k < t->depth; k++)
-            fprintf(mem, "%s%s", k ? " <- " : "", region_of(p, t->path[k])->name);
+            fprintf(mem, "%s%s", k ? " <- " : "", name_of(p, t->path[k]));
         if (mem && fclose(mem) == 0)
             cli_csv(out, path);
         free(path);
@@ -581,7 +592,7 @@ static void print_json(FILE *out, const struct profile *p)
     for (size_t i = 0; i < p->throttled_count; i++) {
         const struct throttled *th = &p->throttled[i];
         fprintf(out, "%s{\"region\":%" PRIu32 ",\"name\":", i ? ",\n" : "\n", th->region);
-        json_string(out, region_of(p, th->region)->name);
+        json_string(out, name_of(p, th->region));
         fprintf(out, ",\"calls_before\":%" PRIu64 ",\"mean_ns\":", th->calls_before);
         json_double(out, th->calls_before ? th->mean_sum / (double)th->calls_before : 0);
         fprintf(out, ",\"calls_after\":%" PRIu64 ",\"calls\":%" PRIu64 "}", th->calls_after,

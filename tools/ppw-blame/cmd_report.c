@@ -188,8 +188,7 @@ static void text_var(FILE *out, const struct report *p, const struct ppw_blame_v
     }
     fprintf(out, "\n%35s", "");
     if (v->context) {
-        fputs("in ", out);
-        view_cell(out, v->context, strlen(v->context) < 62 ? strlen(v->context) : 62, true);
+        view_wrap(out, "in ", v->context, 35, 65); /* whole, on as many lines as it needs */
     } else {
         snprintf(where, sizeof where, "program-level%s%s", v->function ? ", in " : "",
                  v->function ? v->function : "");

@@ -18,6 +18,7 @@
 #include "read_run.h"
 #include "ppw/gasp.h"
 #include "ppw/gasp_events.h"
+#include "names.h"
 
 struct unit {
     struct ppw_run *run;
@@ -150,7 +151,10 @@ static void write_thread(struct chrome *c, const struct unit *u, const struct pp
         const char *ph = ev->evttype == GASP_START ? "B" : ev->evttype == GASP_END ? "E" : "i";
         event(c, ph, u->pid, th->index);
         fputs(",\"name\":", c->out);
-        json_string(c->out, ev->region->name ? ev->region->name : "?");
+        char name[512]; /* outlined code by its source function, from the run alone */
+        const char *shown = ppw_names_region(NULL, ev->region->name, ev->region->file,
+                                             ev->region->line, name, sizeof name);
+        json_string(c->out, shown ? shown : "?");
         fputs(",\"cat\":", c->out);
         json_string(c->out, ppw_run_op_name(ev->region->op));
         ts(c, run, ev->time_ns);

@@ -103,7 +103,9 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
                  struct ppw_err *err)
 {
     size_t n;
-    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    const struct ppw_blame_stack *stacks = view_user_stacks(in, &n, err);
+    if (!stacks)
+        return err->code;
     size_t nframes = 0, nsamples = 0;
     for (size_t s = 0; s < n; s++)
         if (stacks[s].nframes) {

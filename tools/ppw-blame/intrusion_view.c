@@ -9,6 +9,7 @@
 #include "job.h"
 #include "json.h"
 #include "read_run.h"
+#include "names.h"
 
 static size_t shown(const struct ppw_intrusion *in, size_t top)
 {
@@ -78,6 +79,13 @@ static void text_totals(FILE *out, const struct ppw_intrusion *in)
                 in->nflagged, in->nflagged == 1 ? "" : "s", in->flag_ratio);
 }
 
+/* A region as users name it: outlined code by its source function
+ * (ppw_names_region; the run alone, without the binary). */
+static const char *region_name(const struct ppw_run_region *g, char *buf, size_t size)
+{
+    return ppw_names_region(NULL, g->name, g->file, g->line, buf, size);
+}
+
 static void text_region(FILE *out, const struct ppw_intrusion *in,
                         const struct ppw_intrusion_region *r)
 {
@@ -91,7 +99,8 @@ static void text_region(FILE *out, const struct ppw_intrusion *in,
     in->calibrated ? text_us(out, r->comp_excl_ns) : (void)fprintf(out, " %12s", "-");
     putc(r->comp_excl_clamped ? '*' : ' ', out);
     fprintf(out, " %10.1f %12.1f %c ", probe_per_call(r), r->body_ns, r->flagged ? '!' : ' ');
-    cli_text(out, g->name);
+    char name[512];
+    cli_text(out, region_name(g, name, sizeof name));
     fprintf(out, " [%s ", ppw_run_region_kind_name(g->kind));
     cli_text(out, g->file);
     fprintf(out, ":%" PRIu32 "]\n", g->line);
@@ -150,8 +159,9 @@ static void json_region(FILE *out, const struct ppw_intrusion *in,
                         const struct ppw_intrusion_region *r)
 {
     const struct ppw_run_region *g = r->region;
+    char name[512];
     fprintf(out, "{\"region\":%" PRIu32 ",\"name\":", g->id);
-    json_string(out, g->name);
+    json_string(out, region_name(g, name, sizeof name));
     fprintf(out, ",\"kind\":\"%s\",\"file\":", ppw_run_region_kind_name(g->kind));
     json_string(out, g->file);
     fprintf(out,
@@ -261,7 +271,8 @@ void intrusion_print_csv(FILE *out, const struct ppw_intrusion *in, size_t top)
         const struct ppw_intrusion_region *r = &in->regions[i];
         const struct ppw_run_region *g = r->region;
         fprintf(out, "%" PRIu32 ",", g->id);
-        cli_csv(out, g->name);
+        char name[512];
+        cli_csv(out, region_name(g, name, sizeof name));
         fprintf(out, ",%s,", ppw_run_region_kind_name(g->kind));
         cli_csv(out, g->file);
         fprintf(out, ",%" PRIu32 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.17g,%.17g,%.17g,", g->line,

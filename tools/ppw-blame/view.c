@@ -13,6 +13,8 @@
 #include "folded.h"
 #include "glue.h"
 #include "lines.h"
+#include "names.h"
+#include "user_stacks.h"
 #include "read_run.h"
 #include "symbols.h"
 #include "view_int.h"
@@ -449,6 +451,10 @@ int view_load(const struct view_opts *o, struct view_input *in, struct ppw_err *
     }
     if (!rc && (o->has_thread || o->has_rank))
         rc = select_stacks(o, in, err);
+    if (!rc)
+        rc = ppw_names_new(in->graph, &in->names, err);
+    if (!rc && !(in->user = calloc(1, sizeof *in->user)))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -468,6 +474,10 @@ int view_load_dir(const struct view_opts *o, const char *dir, struct view_input 
 
 void view_input_free(struct view_input *in)
 {
+    if (in->user)
+        ppw_user_stacks_free(in->user);
+    free(in->user);
+    ppw_names_free(in->names);
     ppw_static_graph_free(in->graph);
     ppw_stack_set_free(in->stacks);
     free(in->source);
@@ -496,6 +506,23 @@ const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *c
         return in->sel;
     }
     return ppw_stack_set_stacks(in->stacks, count);
+}
+
+const struct ppw_blame_stack *view_user_stacks(const struct view_input *in, size_t *count,
+                                               struct ppw_err *err)
+{
+    size_t n;
+    const struct ppw_blame_stack *stacks = view_stacks(in, &n);
+    *count = 0;
+    if (!in->user->stacks && ppw_user_stacks_build(in->names, stacks, n, in->user, err) != 0)
+        return NULL;
+    *count = in->user->count;
+    return in->user->stacks;
+}
+
+const char *view_frame_name(const struct view_input *in, const struct ppw_blame_frame *frame)
+{
+    return ppw_names_frame(in->names, frame);
 }
 
 uint64_t view_total_samples(const struct view_input *in)
@@ -626,6 +653,34 @@ void view_cell(FILE *out, const char *s, size_t width, bool keep_end)
     } else {
         put_clean(out, s, width - 3);
         fputs("...", out);
+    }
+}
+
+void view_wrap(FILE *out, const char *prefix, const char *s, size_t indent, size_t width)
+{
+    size_t lead = strlen(prefix), col = lead;
+    bool line_empty = true; /* no part of s on this line yet */
+    fputs(prefix, out);
+    while (*s) {
+        const char *sep = strstr(s, " > ");
+        size_t len = sep ? (size_t)(sep - s) : strlen(s);
+        if (!line_empty && col + 3 + len <= width) {
+            fputs(" > ", out);
+            col += 3;
+        } else if (!line_empty) {
+            fprintf(out, "\n%*s> ", (int)(indent + lead), "");
+            col = lead + 2;
+        }
+        while (col + len > width && width > col) { /* a part longer than a line */
+            put_clean(out, s, width - col);
+            s += width - col, len -= width - col;
+            fprintf(out, "\n%*s", (int)(indent + lead + 2), "");
+            col = lead + 2;
+        }
+        put_clean(out, s, len);
+        col += len;
+        line_empty = false;
+        s += len + (sep ? 3 : 0);
     }
 }
 

@@ -17,6 +17,8 @@
 
 struct ppw_static_graph;
 struct ppw_stack_set;
+struct ppw_names;
+struct ppw_user_stacks;
 
 enum view_format { VIEW_TEXT, VIEW_TSV, VIEW_JSON };
 
@@ -75,6 +77,8 @@ struct view_rank_fault {
 struct view_input {
     struct ppw_static_graph *graph;
     struct ppw_stack_set *stacks;
+    struct ppw_names *names; /* the graph's functions as users see them (names.h) */
+    struct ppw_user_stacks *user; /* the stacks as users see them, made on first use */
     char *source;       /* the folded file or the run directory, as given or found; several
                            summed: "A + B" (or "A + N more") */
     char **run_dirs;    /* several run or job directories summed: each, as given */
@@ -112,6 +116,15 @@ void view_input_free(struct view_input *in);
 
 /* The stacks and their totals (with --thread, the thread's). */
 const struct ppw_blame_stack *view_stacks(const struct view_input *in, size_t *count);
+/* The stacks as users see them (names.h: source names, a frame per
+ * construct, runtime chains collapsed, libppw left out), one for each of
+ * view_stacks' in the same order; NULL with err set when out of memory. */
+const struct ppw_blame_stack *view_user_stacks(const struct view_input *in, size_t *count,
+                                               struct ppw_err *err);
+
+/* A frame's function as users see it (ppw_names_frame). */
+const char *view_frame_name(const struct view_input *in, const struct ppw_blame_frame *frame);
+
 uint64_t view_total_samples(const struct view_input *in);
 double view_total_weight(const struct view_input *in);
 
@@ -141,6 +154,13 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view);
  * "..." at the end (or, with keep_end, at the start).  Control characters
  * print as '?'. */
 void view_cell(FILE *out, const char *s, size_t width, bool keep_end);
+
+/* Text: prefix, then s broken into lines at its " > " separators (a
+ * context), never cut: the first line goes on from column `indent`, where
+ * the caller is, and is at most `width` columns; each further line is
+ * indented to the end of prefix and starts with "> ".  A part too long for
+ * a line of its own goes on to the next line.  No newline at the end. */
+void view_wrap(FILE *out, const char *prefix, const char *s, size_t indent, size_t width);
 
 /* TSV: s with tabs, newlines and other control characters as spaces. */
 void view_tsv(FILE *out, const char *s);
