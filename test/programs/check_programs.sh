@@ -221,8 +221,11 @@ chain)
     ;;
 esac
 
-# No compiler names in any output of report, and a declaration line on
-# every variable row.
+# No compiler names in any output of any view or export, in any format,
+# and no frame of libppw (test/lib/names.sh); a declaration line on every
+# variable row.
+. "$SAMPLING_LIB/names.sh"
+source_names_only "$blame" run ./prog
 for f in blame.json access.json; do
     jq -e '[.variables[] | select(.decl | test(":[1-9][0-9]*$") | not)] == []' "$f" >/dev/null ||
         fail "$f: a variable without a declaration line: $(jq -c '[.variables[] |
