@@ -220,6 +220,14 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
         stats->glue_errors += s->count;
     if (chain_count)
         kept = trim(g, s, kept, g->chain[0], start);
+    /* A region that ran on the thread that met it (an if clause that is
+     * false, a nested region on one thread): the sample's own frames
+     * already go down to the root the chain ends at, which would repeat. */
+    if (chain_count && kept == stack->nframes && stack->nframes) {
+        const struct ppw_run_spawn *last = g->chain[chain_count - 1];
+        if (last->nframes && stack->frames[stack->nframes - 1] == last->frames[last->nframes - 1])
+            chain_count = 0;
+    }
     stats->samples += s->count;
     stats->truncated += (stack->flags & PPW_STACK_TRUNCATED) ? s->count : 0;
     g->stack_count = 0;

@@ -66,7 +66,9 @@ static void vectors_alloc(int n)
 static double dot(const double *u, const double *v, int n)
 {
     double sum = 0;
-#pragma omp parallel for reduction(+ : sum)
+    /* as HPGMG's if(nblocks > 1): short vectors are summed on the thread
+     * that meets the region (serialized), the native stack holding it all */
+#pragma omp parallel for reduction(+ : sum) if (n > 50000)
     for (int i = 0; i < n; i++)
         sum += u[i] * v[i];
     return sum;

@@ -132,14 +132,14 @@ lookup)
         fail "access: the top variable is $top, not sd.nuclide_grid[].energy"
     ;;
 cg)
-    # Every sample in the sparse product's loop (lines 80-85) blames q; dot(p, q)
+    # Every sample in the sparse product's loop (lines 82-86) blames q; dot(p, q)
     # is computed from q after the call, alpha from it, and the parallel
     # region that updates z from alpha writes the global z; main computes
     # norm_temp1, then zeta and x, from z after conj_grad: so zeta and x.
-    product=$(on_lines 80 85)
-    at_least "zeta" "$(samples_of '"main"' zeta)" "$product" "the sparse product's lines 80-85"
-    at_least "x" "$(samples_of null x)" "$product" "the sparse product's lines 80-85"
-    at_least "rnorm" "$(samples_of '"main"' rnorm)" "$product" "the sparse product's lines 80-85"
+    product=$(on_lines 82 86)
+    at_least "zeta" "$(samples_of '"main"' zeta)" "$product" "the sparse product's lines 82-86"
+    at_least "x" "$(samples_of null x)" "$product" "the sparse product's lines 82-86"
+    at_least "rnorm" "$(samples_of '"main"' rnorm)" "$product" "the sparse product's lines 82-86"
     # The matrix is only read in the solve; written in make_matrix, 0.3%
     # of the work: under 0.5% of the samples (and under 5%).
     for v in a colidx rowstr; do
@@ -226,6 +226,11 @@ esac
 # variable row.
 . "$SAMPLING_LIB/names.sh"
 source_names_only "$blame" run ./prog
+# A region serialized by its if clause (cg's dot) ran on the thread that met
+# it: its context is the native stack, not that stack glued to itself.
+jq -e '[.variables[].context // "" | select(test("(^|> )main >.*> main( >|$)"))] == []' blame.json \
+    >/dev/null || fail "a context repeats main: $(jq -c '[.variables[].context // "" |
+        select(test("(^|> )main >.*> main( >|$)"))] | unique' blame.json)"
 for f in blame.json access.json; do
     jq -e '[.variables[] | select(.decl | test(":[1-9][0-9]*$") | not)] == []' "$f" >/dev/null ||
         fail "$f: a variable without a declaration line: $(jq -c '[.variables[] |
