@@ -305,6 +305,8 @@ static void note_stack_global(struct attr *a, int32_t id)
     }
     slot->listed = a->serial;
     a->stack_globals[a->nstack_globals++] = id;
+    uint64_t h = ((uint64_t)id + 1) * 0x9e3779b97f4a7c15ull;
+    a->globals_sig ^= h ^ (h >> 29);
 }
 
 static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written,
@@ -830,6 +832,147 @@ static enum ppw_blame_cause cause_of(const struct ppw_blame_stack *st, size_t u)
     return u > 0 ? PPW_CAUSE_NO_GRAPH : PPW_CAUSE_NO_VARIABLE;
 }
 
+/* ---- closed frames, memoized ----
+ *
+ * A frame's closed entries (bubble: parents, the forward closure, the
+ * effects of its other calls) depend only on its function, its call, the
+ * entries it starts with and the globals the stack blamed below: stacks
+ * that share them (most do) reuse the first one's result. */
+
+static uint64_t frame_key_hash(int32_t func, const struct ppw_static_call *c, const struct entry *e,
+                               size_t n, uint64_t globals_sig, size_t nglobals)
+{
+    uint64_t h = ((uint64_t)(uint32_t)func * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uintptr_t)c ^
+                 globals_sig ^ ((uint64_t)nglobals << 48);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t x = (uint64_t)e[i].var << 3 | (uint64_t)e[i].excl << 2 |
+                     (uint64_t)e[i].written << 1 | (uint64_t)e[i].receiver;
+        h = (h ^ x) * 0xff51afd7ed558ccdull;
+        h ^= h >> 32;
+    }
+    return h | 1; /* 0 marks an empty slot */
+}
+
+static bool same_entries(const struct entry *x, const struct entry *y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (x[i].var != y[i].var || x[i].excl != y[i].excl || x[i].written != y[i].written ||
+            x[i].receiver != y[i].receiver)
+            return false;
+    return true;
+}
+
+/* The memoized closure of frame fb, whose starting entries are
+ * entries[fb->first, nentries); NULL when none yet. */
+static const struct closed_frame *closed_find(const struct attr *a, const struct frame_blame *fb,
+                                              uint64_t hash)
+{
+    if (!a->closed_cap)
+        return NULL;
+    size_t n = a->nentries - fb->first, mask = a->closed_cap - 1;
+    for (size_t k = (size_t)(hash >> 7) & mask; a->closed_table[k]; k = (k + 1) & mask) {
+        const struct closed_frame *c = &a->closed[a->closed_table[k] - 1];
+        if (c->hash == hash && c->func == fb->func && c->call == fb->call && c->nstart == n &&
+            c->leaf == (fb == &a->done[0]) &&
+            c->globals_sig == a->globals_sig && c->nglobals_before == a->nstack_globals &&
+            same_entries(&a->closed_entries[c->first], &a->entries[fb->first], n))
+            return c;
+    }
+    return NULL;
+}
+
+/* Remembers frame fb's closure: it started with start entries and
+ * globals_before globals, and is now closed. */
+static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64_t hash,
+                            size_t start, size_t globals_before, uint64_t sig_before)
+{
+    size_t total = a->nentries - fb->first, added = a->nstack_globals - globals_before;
+    if (!ppw_array_reserve(&a->closed_entries, &a->closed_entries_cap,
+                           a->nclosed_entries + start + total, sizeof *a->closed_entries) ||
+        !ppw_array_reserve(&a->closed_globals, &a->closed_globals_cap,
+                           a->nclosed_globals + added, sizeof *a->closed_globals) ||
+        !ppw_array_reserve(&a->closed, &a->closed_cap_items, a->nclosed + 1, sizeof *a->closed)) {
+        a->oom = true;
+        return;
+    }
+    if ((a->nclosed + 1) * 2 > a->closed_cap) {
+        size_t cap = a->closed_cap ? a->closed_cap * 2 : 4096;
+        uint32_t *table = calloc(cap, sizeof *table);
+        if (!table) {
+            a->oom = true;
+            return;
+        }
+        for (size_t i = 0; i < a->nclosed; i++) {
+            size_t k = (size_t)(a->closed[i].hash >> 7) & (cap - 1);
+            while (table[k])
+                k = (k + 1) & (cap - 1);
+            table[k] = (uint32_t)i + 1;
+        }
+        free(a->closed_table);
+        a->closed_table = table;
+        a->closed_cap = cap;
+    }
+    struct closed_frame *c = &a->closed[a->nclosed];
+    *c = (struct closed_frame){.hash = hash,
+                               .func = fb->func,
+                               .leaf = fb == &a->done[0],
+                               .call = fb->call,
+                               .globals_sig = sig_before,
+                               .nglobals_before = globals_before,
+                               .first = a->nclosed_entries,
+                               .nstart = start,
+                               .ntotal = total,
+                               .gfirst = a->nclosed_globals,
+                               .gcount = added};
+    /* the starting entries (the key), then the closed ones */
+    memcpy(&a->closed_entries[a->nclosed_entries], a->start_copy, start * sizeof *a->start_copy);
+    memcpy(&a->closed_entries[a->nclosed_entries + start], &a->entries[fb->first],
+           total * sizeof *a->entries);
+    a->nclosed_entries += start + total;
+    memcpy(&a->closed_globals[a->nclosed_globals], &a->stack_globals[globals_before],
+           added * sizeof *a->stack_globals);
+    a->nclosed_globals += added;
+    size_t mask = a->closed_cap - 1, k = (size_t)(hash >> 7) & mask;
+    while (a->closed_table[k])
+        k = (k + 1) & mask;
+    a->closed_table[k] = (uint32_t)++a->nclosed;
+}
+
+/* Closes frame fb (bubble), or replays a stack's earlier closure of it. */
+static void close_frame(struct attr *a, struct frame_blame *fb)
+{
+    size_t start = a->nentries - fb->first;
+    uint64_t hash = frame_key_hash(fb->func, fb->call, &a->entries[fb->first], start,
+                                   a->globals_sig, a->nstack_globals) ^
+                    (fb == &a->done[0] ? 2 : 0);
+    const struct closed_frame *c = closed_find(a, fb, hash);
+    if (c) {
+        if (!ppw_array_reserve(&a->entries, &a->entries_cap, fb->first + c->ntotal,
+                               sizeof *a->entries)) {
+            a->oom = true;
+            return;
+        }
+        memcpy(&a->entries[fb->first], &a->closed_entries[c->first + c->nstart],
+               c->ntotal * sizeof *a->entries);
+        a->nentries = fb->first + c->ntotal;
+        fb->count = c->ntotal;
+        for (size_t i = 0; i < c->gcount; i++)
+            note_stack_global(a, a->closed_globals[c->gfirst + i]);
+        return;
+    }
+    if (!ppw_array_reserve(&a->start_copy, &a->start_copy_cap, start ? start : 1,
+                           sizeof *a->start_copy)) {
+        a->oom = true;
+        return;
+    }
+    memcpy(a->start_copy, &a->entries[fb->first], start * sizeof *a->entries);
+    size_t globals_before = a->nstack_globals;
+    uint64_t sig_before = a->globals_sig;
+    bubble(a, fb);
+    if (!a->oom && !a->stack_variable)
+        closed_remember(a, fb, hash, start, globals_before, sig_before);
+}
+
 static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
 {
     size_t n = st->nframes, u = n;
@@ -853,15 +996,16 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
     a->serial++;
     a->nentries = 0;
     a->nstack_globals = 0;
+    a->globals_sig = 0;
     a->effect_frame = NULL;
     contexts(a, st);
     if (!ppw_attr_chain(a, st, u))
         return true;
     blame_leaf(a, st, u);
-    bubble(a, &a->done[0]);
+    close_frame(a, &a->done[0]);
     for (size_t k = 1; k < a->ndone && !a->oom; k++) {
         blame_caller(a, k);
-        bubble(a, &a->done[k]);
+        close_frame(a, &a->done[k]);
     }
     for (size_t k = 0; k < a->ndone && !a->oom; k++)
         charge(a, st, k);
@@ -1092,6 +1236,11 @@ static void attr_free(struct attr *a)
     free(a->stack_globals);
     free(a->transfers);
     free(a->targets);
+    free(a->closed);
+    free(a->closed_table);
+    free(a->closed_entries);
+    free(a->closed_globals);
+    free(a->start_copy);
     free(a->shares);
     free(a->moved);
 }

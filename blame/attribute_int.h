@@ -48,6 +48,19 @@ struct fstate {
     bool by_name_ready;
 };
 
+/* A frame's closure, memoized (attribute.c): closed_entries[first,
+ * first + nstart) are the entries it started with, then ntotal closed
+ * ones; closed_globals[gfirst, gfirst + gcount) the globals it noted. */
+struct closed_frame {
+    uint64_t hash;
+    int32_t func;
+    bool leaf; /* the stack's leaf frame (its closure runs effects for every entry) */
+    const struct ppw_static_call *call;
+    uint64_t globals_sig;
+    size_t nglobals_before;
+    size_t first, nstart, ntotal, gfirst, gcount;
+};
+
 /* Where a callee variable's blame goes at a call (attribute.c, memo). */
 struct transfer_target {
     int32_t var;
@@ -198,6 +211,15 @@ struct attr {
     const char *empty_path;    /* paths' "" */
     struct binding_memo *memo; /* open addressing */
     size_t memo_cap, nmemo;
+    struct closed_frame *closed; /* memoized frame closures */
+    size_t nclosed, closed_cap_items;
+    uint32_t *closed_table; /* open addressing: 1 + index into closed */
+    size_t closed_cap;
+    struct entry *closed_entries, *start_copy;
+    size_t nclosed_entries, closed_entries_cap, start_copy_cap;
+    int32_t *closed_globals;
+    size_t nclosed_globals, closed_globals_cap;
+    uint64_t globals_sig; /* of the stack's globals so far (an order-free hash) */
     struct transfer_memo *transfers; /* open addressing (attribute.c) */
     size_t transfers_cap, ntransfers;
     struct transfer_target *targets; /* their lists */
