@@ -220,10 +220,18 @@ static void fstate_free(struct fstate *s)
 
 /* ---- calling contexts ---- */
 
+/* splitmix64's finalizer: every bit of the key reaches the low bits the
+ * tables index by. */
+static uint64_t mix(uint64_t h)
+{
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
+
 static uint64_t node_hash(uint32_t parent, int32_t func)
 {
-    uint64_t h = ((uint64_t)parent << 32 | (uint32_t)func) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    return mix((uint64_t)parent << 32 | (uint32_t)func);
 }
 
 static bool grow_nodes(struct attr *a)
@@ -667,8 +675,7 @@ static void bubble(struct attr *a, struct frame_blame *fb)
 
 static uint64_t ctx_hash(uint32_t slot, uint32_t node)
 {
-    uint64_t h = ((uint64_t)slot << 32 | node) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    return mix((uint64_t)slot << 32 | node);
 }
 
 /* Makes room for one more context in the (slot, node) index. */
