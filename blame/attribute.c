@@ -932,12 +932,16 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
                                .gfirst = a->nclosed_globals,
                                .gcount = added};
     /* the starting entries (the key), then the closed ones */
-    memcpy(&a->closed_entries[a->nclosed_entries], a->start_copy, start * sizeof *a->start_copy);
-    memcpy(&a->closed_entries[a->nclosed_entries + start], &a->entries[fb->first],
-           total * sizeof *a->entries);
+    if (start)
+        memcpy(&a->closed_entries[a->nclosed_entries], a->start_copy,
+               start * sizeof *a->start_copy);
+    if (total)
+        memcpy(&a->closed_entries[a->nclosed_entries + start], &a->entries[fb->first],
+               total * sizeof *a->entries);
     a->nclosed_entries += start + total;
-    memcpy(&a->closed_globals[a->nclosed_globals], &a->stack_globals[globals_before],
-           added * sizeof *a->stack_globals);
+    if (added)
+        memcpy(&a->closed_globals[a->nclosed_globals], &a->stack_globals[globals_before],
+               added * sizeof *a->stack_globals);
     a->nclosed_globals += added;
     size_t mask = a->closed_cap - 1, k = (size_t)(hash >> 7) & mask;
     while (a->closed_table[k])
@@ -959,8 +963,9 @@ static void close_frame(struct attr *a, struct frame_blame *fb)
             a->oom = true;
             return;
         }
-        memcpy(&a->entries[fb->first], &a->closed_entries[c->first + c->nstart],
-               c->ntotal * sizeof *a->entries);
+        if (c->ntotal)
+            memcpy(&a->entries[fb->first], &a->closed_entries[c->first + c->nstart],
+                   c->ntotal * sizeof *a->entries);
         a->nentries = fb->first + c->ntotal;
         fb->count = c->ntotal;
         for (size_t i = 0; i < c->gcount; i++)
@@ -972,7 +977,8 @@ static void close_frame(struct attr *a, struct frame_blame *fb)
         a->oom = true;
         return;
     }
-    memcpy(a->start_copy, &a->entries[fb->first], start * sizeof *a->entries);
+    if (start)
+        memcpy(a->start_copy, &a->entries[fb->first], start * sizeof *a->entries);
     size_t globals_before = a->nstack_globals;
     uint64_t sig_before = a->globals_sig;
     bubble(a, fb);
@@ -1101,6 +1107,18 @@ static int compare_vars(const void *x, const void *y)
     return strcmp(a->context ? a->context : "", b->context ? b->context : "");
 }
 
+/* A copy of s in the result's arena: names' strings die with names. */
+static const char *keep(struct ppw_arena *arena, const char *s)
+{
+    if (!s)
+        return NULL;
+    size_t len = strlen(s) + 1;
+    char *copy = ppw_arena_alloc(arena, len);
+    if (copy)
+        memcpy(copy, s, len);
+    return copy;
+}
+
 /* "work() result": a return value no caller receives. */
 static const char *result_name(const char *function, struct ppw_arena *arena)
 {
@@ -1163,7 +1181,8 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
             .name = slot->name,
-            .function = v->kind == PPW_VAR_GLOBAL ? NULL : ppw_names_source(names, slot->func),
+            .function = v->kind == PPW_VAR_GLOBAL ? NULL
+                                                  : keep(r->arena, ppw_names_source(names, slot->func)),
             .function_key = v->kind == PPW_VAR_GLOBAL ? NULL : f->linkage_name,
             .kind = kind_name(slot->path[0] ? PPW_VAR_FIELD : v->kind),
             .type = slot->type,
@@ -1195,7 +1214,9 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
                 const struct ppw_static_func *af = &a->graph->funcs[slot->alias_func[k]];
                 aliases[k] = (struct ppw_blame_alias){
                     af->vars[slot->alias_var[k]].name,
-                    ppw_names_function(names, slot->alias_func[k])};
+                    keep(r->arena, ppw_names_function(names, slot->alias_func[k]))};
+                if (!aliases[k].function)
+                    ok = false;
             }
             out->aliases = aliases;
             out->naliases = slot->naliases;
@@ -1206,7 +1227,8 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             break;
         }
         if (!slot->global && (!out->context || !out->context[0]))
-            out->context = ppw_names_function(names, slot->func); /* only access reached it */
+            /* only the access view reached it */
+            out->context = keep(r->arena, ppw_names_function(names, slot->func));
     }
     free(best_node);
     free(best_samples);
