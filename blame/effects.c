@@ -296,6 +296,16 @@ static bool apply(struct attr *a, int32_t func, uint32_t c, int32_t input,
     return true;
 }
 
+/* Whether bind passes one of a function's n variables, whole, to a
+ * parameter of a callee with a graph (a direct or forked call). */
+static bool is_argument(const struct ppw_static_call *call, const struct ppw_static_binding *bind,
+                        size_t n)
+{
+    return bind->var >= 0 && (size_t)bind->var < n && !bind->callee_path[0] && bind->formal >= 0 &&
+           (bind->mode == PPW_BIND_REF || bind->mode == PPW_BIND_VALUE) &&
+           call->kind != PPW_CALL_LIBRARY && call->kind != PPW_CALL_TASK;
+}
+
 bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f)
 {
     size_t n = f->var_count;
@@ -306,9 +316,7 @@ bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f)
     for (size_t c = 0; c < f->call_count; c++)
         for (size_t b = 0; b < f->calls[c].binding_count; b++) {
             const struct ppw_static_binding *bind = &f->calls[c].bindings[b];
-            if (bind->var >= 0 && (size_t)bind->var < n && !bind->callee_path[0] &&
-                bind->formal >= 0 && (bind->mode == PPW_BIND_REF || bind->mode == PPW_BIND_VALUE) &&
-                f->calls[c].kind != PPW_CALL_LIBRARY && f->calls[c].kind != PPW_CALL_TASK) {
+            if (is_argument(&f->calls[c], bind, n)) {
                 s->arg_start[bind->var + 1]++;
                 total++;
             }
@@ -325,9 +333,7 @@ bool ppw_attr_effects_fstate(struct fstate *s, const struct ppw_static_func *f)
     for (size_t c = 0; c < f->call_count; c++)
         for (size_t b = 0; b < f->calls[c].binding_count; b++) {
             const struct ppw_static_binding *bind = &f->calls[c].bindings[b];
-            if (bind->var >= 0 && (size_t)bind->var < n && !bind->callee_path[0] &&
-                bind->formal >= 0 && (bind->mode == PPW_BIND_REF || bind->mode == PPW_BIND_VALUE) &&
-                f->calls[c].kind != PPW_CALL_LIBRARY && f->calls[c].kind != PPW_CALL_TASK) {
+            if (is_argument(&f->calls[c], bind, n)) {
                 size_t at = s->arg_start[bind->var] + fill[bind->var]++;
                 s->args[at] = (struct call_arg){(uint32_t)c, bind->formal};
             }
