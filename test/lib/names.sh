@@ -8,7 +8,8 @@
 # finds in libppw's module; `ppw-blame intrusion` reports their cost).  The
 # folded export with locations is the one exception: `report --folded`
 # needs its linkage names to attribute the samples again.  Leaves in
-# names_ppw the libppw functions sampled, '|'-separated.
+# names_ppw the libppw functions sampled, '|'-separated.  Every variable
+# row of report, in both views, has a declaration line.
 source_names_only() {
     names_blame=$1 names_run=$2 names_bin=$3
     names_ppw=$("$names_blame" dump "$names_run" --what samples --format json |
@@ -50,7 +51,17 @@ $(grep -ao "[^ \";]*\($names_re\)[^ \";]*" names.txt | sort -u | head -5 | tr '\
 $(grep -aEo "(^|[\";> ])($names_ppw)([\"; <]|$)" names.txt | sort -u | head -5 | tr '\n' ' ')"
         fi
     done
+    # every variable row has a declaration line, in both views
+    for names_view in blame access; do
+        "$names_blame" report "$names_run" --binary "$names_bin" --top 0 --format json \
+            --view "$names_view" >names.out 2>names.err ||
+            { fail "ppw-blame report --view $names_view: $(cat names.err)"; continue; }
+        "${JQ:-jq}" -e '[.variables[] | select(.decl | test(":[1-9][0-9]*$") | not)] == []' \
+            names.out >/dev/null || fail "report --view $names_view: variables without a \
+declaration line: $("${JQ:-jq}" -c '[.variables[] | select(.decl | test(":[1-9][0-9]*$") | not)
+                | [.name, .function, .decl]]' names.out)"
+    done
     echo "  source names only: $(echo "$names_ppw" | tr '|' '\n' | grep -c .) functions of libppw" \
-        "sampled, none shown"
+        "sampled, none shown; every variable row has a declaration line"
     rm -f names.out names.err names.txt names.files
 }
