@@ -124,12 +124,6 @@ static bool collect_locs(const struct ppw_static_func *f, bool excl, struct loc_
     return true;
 }
 
-/* Globals and statics: one instance for the whole program, by key. */
-static bool program_level(const struct ppw_static_var *v)
-{
-    return (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0];
-}
-
 static int32_t param_root(const struct ppw_static_func *f, int32_t v)
 {
     for (int depth = 0; v >= 0 && depth <= (int)f->var_count; depth++) {
@@ -165,7 +159,7 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
         s->root[v] = param_root(f, (int32_t)v);
         if (f->vars[v].kind == PPW_VAR_RETURN && s->ret < 0)
             s->ret = (int32_t)v;
-        s->nglobals += program_level(&f->vars[v]);
+        s->nglobals += ppw_attr_program_level(&f->vars[v]);
     }
     s->flow_of = calloc(n, sizeof *s->flow_of);
     s->globals = calloc(s->nglobals ? s->nglobals : 1, sizeof *s->globals);
@@ -173,29 +167,29 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
         a->oom = true;
         return NULL;
     }
-    if (!ppw_attr_datum_fstate(a, s, f) || !ppw_attr_effects_fstate(s, f)) {
+    if (!ppw_attr_datum_fstate(s, f) || !ppw_attr_effects_fstate(s, f)) {
         a->oom = true;
         return NULL;
     }
     for (size_t i = 0; i < f->flow_count; i++)
         s->flow_of[f->flows[i].source] = &f->flows[i];
     s->nglobals = 0;
-    s->is_global = calloc(n, sizeof *s->is_global);
-    s->global_slot = calloc(n, sizeof *s->global_slot);
-    if (!s->is_global || !s->global_slot) {
+    s->global_slot = malloc(n * sizeof *s->global_slot);
+    if (!s->global_slot) {
         a->oom = true;
         return NULL;
     }
     s->ready = true; /* ppw_attr_slot below needs it */
-    for (size_t v = 0; v < f->var_count; v++)
-        if (program_level(&f->vars[v])) {
+    for (size_t v = 0; v < f->var_count; v++) {
+        s->global_slot[v] = -1;
+        if (ppw_attr_program_level(&f->vars[v])) {
             s->globals[s->nglobals++] = (uint32_t)v;
             struct slot *slot = ppw_attr_slot(a, func, (uint32_t)v, "");
             if (!slot)
                 return NULL;
-            s->is_global[v] = true;
             s->global_slot[v] = (int32_t)(slot - a->slots);
         }
+    }
     s->ready = true;
     return s;
 }
@@ -211,7 +205,6 @@ static void fstate_free(struct fstate *s)
     free(s->pos);
     free(s->flow_of);
     free(s->globals);
-    free(s->is_global);
     free(s->global_slot);
     ppw_attr_datum_fstate_free(s);
     ppw_attr_effects_fstate_free(s);
@@ -220,18 +213,9 @@ static void fstate_free(struct fstate *s)
 
 /* ---- calling contexts ---- */
 
-/* splitmix64's finalizer: every bit of the key reaches the low bits the
- * tables index by. */
-static uint64_t mix(uint64_t h)
-{
-    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
-    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
-    return h ^ (h >> 31);
-}
-
 static uint64_t node_hash(uint32_t parent, int32_t func)
 {
-    return mix((uint64_t)parent << 32 | (uint32_t)func);
+    return ppw_attr_mix((uint64_t)parent << 32 | (uint32_t)func);
 }
 
 static bool grow_nodes(struct attr *a)
@@ -334,7 +318,7 @@ static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, 
     s->mark[var] = a->frame_serial;
     s->pos[var] = (uint32_t)a->nentries;
     a->entries[a->nentries++] = (struct entry){(uint32_t)var, excl, written, receiver};
-    if (s->is_global[var])
+    if (s->global_slot[var] >= 0)
         note_stack_global(a, s->global_slot[var]);
 }
 
@@ -445,6 +429,11 @@ static void blame_leaf(struct attr *a, const struct ppw_blame_stack *st, size_t 
             add_receiver(a, s, c->bindings[i].var, true, true);
 }
 
+static uint64_t transfer_hash(const struct ppw_static_call *c, uint32_t var)
+{
+    return ppw_attr_mix((uint64_t)(uintptr_t)c ^ (uint64_t)var << 48);
+}
+
 static bool push_target(struct attr *a, int32_t var, bool by_arg)
 {
     if (!ppw_array_reserve(&a->targets, &a->targets_cap, a->ntargets + 1, sizeof *a->targets))
@@ -475,8 +464,7 @@ static const struct transfer_memo *transfer_targets(struct attr *a, const struct
             const struct transfer_memo *m = &a->transfers[i];
             if (!m->call)
                 continue;
-            size_t k = (size_t)((((uint64_t)(uintptr_t)m->call) ^ m->var * 0x9e3779b97f4a7c15ull) *
-                                0xff51afd7ed558ccdull >> 17) & (cap - 1);
+            size_t k = (size_t)transfer_hash(m->call, m->var) & (cap - 1);
             while (table[k].call)
                 k = (k + 1) & (cap - 1);
             table[k] = *m;
@@ -486,8 +474,7 @@ static const struct transfer_memo *transfer_targets(struct attr *a, const struct
         a->transfers_cap = cap;
     }
     size_t mask = a->transfers_cap - 1;
-    size_t k = (size_t)((((uint64_t)(uintptr_t)c) ^ var * 0x9e3779b97f4a7c15ull) *
-                        0xff51afd7ed558ccdull >> 17) & mask;
+    size_t k = (size_t)transfer_hash(c, var) & mask;
     for (; a->transfers[k].call; k = (k + 1) & mask)
         if (a->transfers[k].call == c && a->transfers[k].var == var)
             return &a->transfers[k];
@@ -557,7 +544,7 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
         struct entry e = a->entries[k];
         const struct ppw_static_var *v = &callee->vars[e.var];
         bool written = (v->flags & PPW_VAR_EXIT_WRITTEN) || e.written;
-        if (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC)
+        if (ppw_attr_program_level(v))
             continue; /* program-level: blamed where it is */
         if (v->kind != PPW_VAR_RETURN && !written)
             continue; /* only what the callee writes transfers */
@@ -675,7 +662,7 @@ static void bubble(struct attr *a, struct frame_blame *fb)
 
 static uint64_t ctx_hash(uint32_t slot, uint32_t node)
 {
-    return mix((uint64_t)slot << 32 | node);
+    return ppw_attr_mix((uint64_t)slot << 32 | node);
 }
 
 /* Makes room for one more context in the (slot, node) index. */
@@ -1271,7 +1258,6 @@ static void attr_free(struct attr *a)
     free(a->closed_globals);
     free(a->start_copy);
     free(a->shares);
-    free(a->moved);
 }
 
 static bool attr_init(struct attr *a)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "attribute.h"
+#include "ppw/static_format.h"
 #include "read_graph.h"
 #include "strmap.h"
 
@@ -33,8 +34,7 @@ struct fstate {
     const struct ppw_static_flow **flow_of; /* per variable: what is computed from it, NULL */
     uint32_t *globals;                      /* its global and static variables */
     size_t nglobals;
-    bool *is_global;      /* per variable: program-level */
-    int32_t *global_slot; /* ... and then its slot */
+    int32_t *global_slot; /* per variable: its slot if program-level, else -1 */
     const struct ppw_static_access **acc; /* accesses sorted by line (access.c) */
     size_t nacc;
     bool acc_ready;
@@ -235,12 +235,28 @@ struct attr {
     bool oom;
     /* access view (options->access) */
     bool access;
-    struct access_share *shares, *moved;
-    size_t nshares, shares_cap, nmoved, moved_cap;
+    struct access_share *shares;
+    size_t nshares, shares_cap;
     double access_samples, access_weight; /* charged to some variable */
     uint64_t unblamed[4];                 /* by enum ppw_blame_cause */
     double unaccessed[4];
 };
+
+/* Globals and function-scope statics: one instance for the whole program,
+ * by key. */
+static inline bool ppw_attr_program_level(const struct ppw_static_var *v)
+{
+    return (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0];
+}
+
+/* splitmix64's finalizer, for the open-addressing tables: every bit of the
+ * key reaches the low bits they index by. */
+static inline uint64_t ppw_attr_mix(uint64_t h)
+{
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+    return h ^ (h >> 31);
+}
 
 struct fstate *ppw_attr_fstate(struct attr *a, int32_t func);
 /* The slot of (func, var, path); path "" for var itself. */
@@ -265,7 +281,7 @@ int32_t ppw_attr_var_named(struct attr *a, struct fstate *s, const struct ppw_st
 void ppw_attr_field_join(const struct ppw_static_var *actual, uint32_t mode, const char *path,
                          const char **join, const char **tail);
 /* Per-function state of datum.c, built with the fstate. */
-bool ppw_attr_datum_fstate(struct attr *a, struct fstate *s, const struct ppw_static_func *f);
+bool ppw_attr_datum_fstate(struct fstate *s, const struct ppw_static_func *f);
 void ppw_attr_datum_fstate_free(struct fstate *s);
 
 /* effects.c: the forward closure through a frame's other calls.

@@ -73,9 +73,8 @@ static bool is_outlined(const struct ppw_static_func *f)
     return (f->flags & PPW_FUNC_OUTLINED) != 0;
 }
 
-bool ppw_attr_datum_fstate(struct attr *a, struct fstate *s, const struct ppw_static_func *f)
+bool ppw_attr_datum_fstate(struct fstate *s, const struct ppw_static_func *f)
 {
-    (void)a;
     s->copy_of = calloc(f->var_count ? f->var_count : 1, sizeof *s->copy_of);
     if (!s->copy_of)
         return false;
@@ -154,10 +153,8 @@ static const struct ppw_static_call datum_key_call;
 static uint64_t memo_hash(const struct ppw_static_call *c, uint32_t var, const char *path,
                           uint32_t extra)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)c ^ ((uint64_t)var << 40) ^ (uint64_t)(uintptr_t)path ^
-                  ((uint64_t)extra << 20)) *
-                 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 31);
+    return ppw_attr_mix((uint64_t)(uintptr_t)c ^ ((uint64_t)var << 40) ^
+                        (uint64_t)(uintptr_t)path ^ ((uint64_t)extra << 20));
 }
 
 /* The entry for (c, var, path, extra), or the empty entry where it goes;
@@ -308,7 +305,7 @@ struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var, const cha
     }
     if (s->slot[var])
         return &a->slots[s->slot[var] - 1];
-    if ((v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0]) {
+    if (ppw_attr_program_level(v)) {
         bool added;
         struct ppw_strmap_entry *e = ppw_strmap_put(&a->globals, v->key, a->nslots, &added);
         if (!e || (added && !new_slot(a, func, var, "", true))) {
@@ -341,8 +338,7 @@ static void note_alias(struct slot *slot, int32_t func, uint32_t var)
 
 static uint64_t step_hash(uint32_t link, uint32_t var, const char *path)
 {
-    uint64_t h = (((uint64_t)link << 32 | var) ^ (uint64_t)(uintptr_t)path) * 0x9e3779b97f4a7c15ull;
-    return h ^ (h >> 29);
+    return ppw_attr_mix(((uint64_t)link << 32 | var) ^ (uint64_t)(uintptr_t)path);
 }
 
 /* The entry of (link, var, path) in the current stack's steps, or where it

@@ -77,23 +77,11 @@ static int32_t find_callee(struct attr *a, const struct ppw_static_func *caller,
     return best;
 }
 
-static bool program_level_var(const struct ppw_static_var *v)
-{
-    return (v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC) && v->key[0];
-}
-
-/* The global's slot index (its program-level identity), -1. */
-static int32_t global_id(struct attr *a, int32_t func, uint32_t var)
-{
-    struct slot *slot = ppw_attr_slot(a, func, var, "");
-    return slot && slot->global ? (int32_t)(slot - a->slots) : -1;
-}
-
 static const struct effect_list *summary(struct attr *a, int32_t func, int32_t input, int depth);
 
 /* Marks var and what is computed from it as reached (a worklist). */
-static void reach(struct fstate *s, const struct ppw_static_func *f, uint32_t var, char *reached,
-                  uint32_t *work, size_t *nwork)
+static void reach(const struct fstate *s, uint32_t var, char *reached, uint32_t *work,
+                  size_t *nwork)
 {
     if (reached[var])
         return;
@@ -105,7 +93,6 @@ static void reach(struct fstate *s, const struct ppw_static_func *f, uint32_t va
             reached[flow->targets[t]] = 1;
             work[(*nwork)++] = flow->targets[t];
         }
-    (void)f;
 }
 
 static bool compute_summary(struct attr *a, int32_t func, int32_t input, int depth,
@@ -126,18 +113,16 @@ static bool compute_summary(struct attr *a, int32_t func, int32_t input, int dep
     for (size_t v = 0; v < f->var_count; v++) {
         const struct ppw_static_var *var = &f->vars[v];
         bool seed = input >= 0 ? var->kind == PPW_VAR_PARAM && var->param_index == input
-                               : program_level_var(var) && global_id(a, func, (uint32_t)v) ==
-                                                                -(input + 1);
+                               : s->global_slot[v] == -(input + 1);
         if (seed)
-            reach(s, f, (uint32_t)v, reached, work, &nwork);
+            reach(s, (uint32_t)v, reached, work, &nwork);
     }
     bool ok = true;
     for (size_t next = 0; next < nwork && ok; next++) {
         uint32_t v = work[next];
         const struct ppw_static_var *var = &f->vars[v];
-        if (program_level_var(var)) {
-            int32_t id = global_id(a, func, v);
-            ok = id < 0 || push_effect(out, -(id + 1));
+        if (s->global_slot[v] >= 0) {
+            ok = push_effect(out, -(s->global_slot[v] + 1));
         } else if (s->root[v] >= 0 && (var->flags & (PPW_VAR_EXIT_WRITTEN | PPW_VAR_WRITTEN))) {
             ok = push_effect(out, f->vars[s->root[v]].param_index);
         }
@@ -162,7 +147,7 @@ static bool compute_summary(struct attr *a, int32_t func, int32_t input, int dep
                     for (size_t k = 0; k < call->binding_count; k++) /* the written actual */
                         if (call->bindings[k].formal == sub->items[e] &&
                             call->bindings[k].var >= 0 && !call->bindings[k].callee_path[0])
-                            reach(s, f, (uint32_t)call->bindings[k].var, reached, work, &nwork);
+                            reach(s, (uint32_t)call->bindings[k].var, reached, work, &nwork);
                 }
             }
         }
@@ -174,7 +159,7 @@ static bool compute_summary(struct attr *a, int32_t func, int32_t input, int dep
 
 static size_t memo_slot(uint64_t key, size_t mask)
 {
-    return (size_t)(key * 0x9e3779b97f4a7c15ull >> 7) & mask;
+    return (size_t)ppw_attr_mix(key) & mask;
 }
 
 static struct summary_entry *lookup(struct attr *a, uint64_t key)
