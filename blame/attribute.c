@@ -1094,6 +1094,23 @@ static int compare_vars(const void *x, const void *y)
     return strcmp(a->context ? a->context : "", b->context ? b->context : "");
 }
 
+/* A variable's declaration line.  A compiler-made copy (an OpenMP loop
+ * variable, a task's copy) has none of its own: its construct's, else, in
+ * code the compiler made without a line (a taskloop's task), the first
+ * line of the variable's blame set. */
+static uint32_t decl_line(const struct ppw_static_func *f, const struct ppw_static_var *v)
+{
+    if (v->decl_line)
+        return v->decl_line;
+    if (f->line)
+        return f->line;
+    uint32_t first = 0;
+    for (size_t i = 0; i < v->inclusive_count; i++)
+        if (v->inclusive[i].line && (!first || v->inclusive[i].line < first))
+            first = v->inclusive[i].line;
+    return first;
+}
+
 /* A copy of s in the result's arena: names' strings die with names. */
 static const char *keep(struct ppw_arena *arena, const char *s)
 {
@@ -1174,8 +1191,7 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
             .kind = kind_name(slot->path[0] ? PPW_VAR_FIELD : v->kind),
             .type = slot->type,
             .decl_file = v->decl_file[0] ? v->decl_file : f->file,
-            /* a compiler-made copy has no line of its own: its construct's */
-            .decl_line = v->decl_line ? v->decl_line : f->line,
+            .decl_line = decl_line(f, v),
             .inclusive = slot->incl,
             .exclusive = slot->excl,
             .inclusive_weight = slot->incl_w,

@@ -253,6 +253,16 @@ grep -q '^ \{35\}in main > main \[omp parallel, omp_task.c:8\]$' out.txt &&
     fail "the task's context does not wrap at ' > ': $(cat out.txt)"
 ok wrap
 
+# ---- a declaration line for a variable of code the compiler made without
+# one: a taskloop's task body has line 0, its loop variable i none of its
+# own; the first line of i's blame set (the loop's, 14) stands for it ----
+build taskloop "$SRC/test/e2e/omp_taskloop.c" O0 -fopenmp
+echo '.omp_outlined.@15 2' >taskloop.folded
+expect_status 0 "$PPW_BLAME" report --folded taskloop.folded --binary taskloop --format json --top 0
+check taskloop_decl '[.variables[] | select(.name == "i") | .decl | endswith("omp_taskloop.c:14")]
+    == [true] and all(.variables[]; .decl | test(":[1-9][0-9]*$"))'
+ok taskloop_decl
+
 # ---- globals are one program-level variable ----
 build globals "$SRC/test/pass/globals.c" O0
 printf 'main@21;add@8 3\nmain@23;reset@15 1\nmain@23;reset@14 1\n' >globals.folded
