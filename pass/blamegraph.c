@@ -131,9 +131,11 @@ static int control_vertex(struct graph *graph, LLVMBasicBlockRef block)
         for (size_t i = 0; i < controllers->count; i++) {
             LLVMValueRef branch =
                 LLVMGetBasicBlockTerminator(graph->cfg.blocks[controllers->items[i]]);
+            int iteration = ppw_intvec_contains(&graph->cfg.iteration_controllers[index],
+                                                controllers->items[i]);
             if (branch)
                 ppw_graph_add_edge(graph, vertex, inst_vertex(graph, branch, VERTEX_INSTRUCTION),
-                                   EDGE_CONTROL);
+                                   iteration ? EDGE_ITERATION : EDGE_CONTROL);
         }
     }
     return graph->block_control[index];
@@ -384,6 +386,7 @@ static void discover_debug_record(struct graph *graph, LLVMValueRef call, const 
     LLVMMetadataRef variable = ppw_dbg_variable(call);
     if (!variable)
         return;
+    ppw_memory_note_variable_name(&graph->memory, ppw_di_name(variable));
     if (!strcmp(name, "llvm.dbg.value")) {
         LLVMValueRef value = ppw_dbg_value(call);
         int node = variable_root(graph, variable);
@@ -781,6 +784,7 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     memset(out, 0, sizeof *out);
     describe_function(&graph, out);
     ppw_memory_init(&graph.memory, context->arena, context->types, context->layout);
+    graph.memory.sources = context->sources;
     ppw_cfg_build(&graph.cfg, function);
     graph.block_control = ppw_xcalloc(graph.cfg.block_count + 1, sizeof *graph.block_control);
     for (size_t b = 0; b <= graph.cfg.block_count; b++)
@@ -818,9 +822,15 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     ppw_graph_fill_accesses(&graph, out);
     struct ppw_flow_sets by_value = {0}, by_content = {0};
     if (sets) {
-        by_value.sets = ppw_graph_reachable_variables(&graph, 1, &by_value.component, &by_value.count);
+        /* Transferred blame follows the values computed from the receivers,
+         * explicitly or under a branch that tests one, but not every
+         * statement of a loop whose exit test reads one (a solver's timers). */
+        unsigned values = 1u << EDGE_DATA | 1u << EDGE_CONTROL | 1u << EDGE_ADDRESS,
+                 contents = 1u << EDGE_DATA | 1u << EDGE_CONTROL;
+        by_value.sets =
+            ppw_graph_reachable_variables(&graph, values, &by_value.component, &by_value.count);
         by_content.sets =
-            ppw_graph_reachable_variables(&graph, 0, &by_content.component, &by_content.count);
+            ppw_graph_reachable_variables(&graph, contents, &by_content.component, &by_content.count);
     }
     ppw_graph_fill_flows(&graph, &by_value, &by_content, out);
     for (int pass = 0; pass < 2; pass++) {

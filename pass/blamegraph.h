@@ -6,6 +6,7 @@
 #define PPW_PASS_BLAMEGRAPH_H
 
 #include "dbgvar.h"
+#include "source_text.h"
 #include "support.h"
 
 #include <llvm-c/Core.h>
@@ -83,6 +84,7 @@ struct ppw_blamegraph_context {
     struct ppw_arena *arena; /* strings in the results live here */
     struct ppw_dbgvar_types *types;
     LLVMTargetDataRef layout;
+    struct ppw_source_text *sources;
 };
 
 /* Analyses a defined function that has a DISubprogram. */

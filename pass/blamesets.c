@@ -93,9 +93,9 @@ static int location_bit(const struct graph *graph, int v)
 
 /* Tarjan's strongly connected components, iteratively, then one bitset per
  * component, built sinks first, of the bits (bit_of) of the vertices
- * reachable, over every edge or over data and control edges only.  Returns
- * NULL when the sets would be too large. */
-static uint64_t **reachable_bits(struct graph *graph, int address_edges, size_t words,
+ * reachable over the edges whose kinds are in edge_kinds (a mask of
+ * 1 << enum edge_kind).  Returns NULL when the sets would be too large. */
+static uint64_t **reachable_bits(struct graph *graph, unsigned edge_kinds, size_t words,
                                  int (*bit_of)(const struct graph *, int), int **component_of,
                                  size_t *component_count)
 {
@@ -123,7 +123,7 @@ static uint64_t **reachable_bits(struct graph *graph, int address_edges, size_t 
             const struct ppw_intvec *edges = &graph->vertices[v].edges;
             if (edge_position[v] < edges->count) {
                 int edge = edges->items[edge_position[v]++], w = edge / 4;
-                if (!address_edges && edge % 4 == EDGE_ADDRESS)
+                if (!(edge_kinds >> (edge % 4) & 1))
                     continue;
                 if (index[w] < 0) {
                     index[w] = low[w] = counter++;
@@ -160,7 +160,7 @@ static uint64_t **reachable_bits(struct graph *graph, int address_edges, size_t 
                 if (bit >= 0)
                     bits[bit / 64] |= 1ull << (bit % 64);
                 for (size_t e = 0; e < member->edges.count; e++) {
-                    if (!address_edges && member->edges.items[e] % 4 == EDGE_ADDRESS)
+                    if (!(edge_kinds >> (member->edges.items[e] % 4) & 1))
                         continue;
                     int target = component[member->edges.items[e] / 4];
                     if (on_stack[member->edges.items[e] / 4] || target == (int)set_count)
@@ -195,18 +195,19 @@ static uint64_t **reachable_bits(struct graph *graph, int address_edges, size_t 
 uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
                                          size_t *component_count)
 {
-    return reachable_bits(graph, 1, (graph->loc_count + 63) / 64, location_bit, component_of,
+    return reachable_bits(graph, EDGE_KINDS_ALL, (graph->loc_count + 63) / 64, location_bit,
+                          component_of,
                           component_count);
 }
 
 /* The exported variables whose memory a vertex's value is computed from
- * (their views reachable), over every edge, or over data and control edges
- * only (a variable used only as an address, the pointer s in s->n, is then
- * not what is computed from). */
-uint64_t **ppw_graph_reachable_variables(struct graph *graph, int address_edges,
+ * (their views reachable), over the edges of the kinds in edge_kinds:
+ * without address edges, a variable used only as an address (the pointer
+ * s in s->n) is not what is computed from. */
+uint64_t **ppw_graph_reachable_variables(struct graph *graph, unsigned edge_kinds,
                                          int **component_of, size_t *component_count)
 {
-    return reachable_bits(graph, address_edges, (graph->exported.count + 63) / 64, read_variable,
+    return reachable_bits(graph, edge_kinds, (graph->exported.count + 63) / 64, read_variable,
                           component_of, component_count);
 }
 

@@ -138,6 +138,126 @@ static void compute_post_dominators(struct ppw_cfg *cfg)
     free(visited);
 }
 
+/* Immediate dominators of the CFG from the entry block; -1 for blocks the
+ * entry does not reach. */
+static int *compute_dominators(const struct ppw_cfg *cfg)
+{
+    size_t n = cfg->block_count;
+    struct reverse_cfg forward = {0};
+    forward.next = cfg->successors;
+    forward.postorder_number = ppw_xcalloc(n + 1, sizeof *forward.postorder_number);
+    forward.order = ppw_xcalloc(n + 1, sizeof *forward.order);
+    int *visited = ppw_xcalloc(n + 1, sizeof *visited), counter = 0;
+    depth_first(&forward, n, 0, visited, &counter);
+    struct ppw_intvec *preds = ppw_xcalloc(n + 1, sizeof *preds);
+    for (size_t b = 0; b < n; b++)
+        for (size_t s = 0; s < cfg->successors[b].count; s++)
+            ppw_intvec_push(&preds[cfg->successors[b].items[s]], (int)b);
+    int *idom = ppw_xcalloc(n + 1, sizeof *idom);
+    for (size_t i = 0; i <= n; i++)
+        idom[i] = -1;
+    idom[0] = 0;
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t k = forward.order_count; k-- > 0;) {
+            int node = forward.order[k];
+            if (node == 0)
+                continue;
+            int chosen = -1;
+            for (size_t p = 0; p < preds[node].count; p++) {
+                int pred = preds[node].items[p];
+                if (!visited[pred] || idom[pred] < 0)
+                    continue;
+                chosen = chosen < 0 ? pred : intersect(idom, forward.postorder_number, pred, chosen);
+            }
+            if (chosen >= 0 && idom[node] != chosen) {
+                idom[node] = chosen;
+                changed = 1;
+            }
+        }
+    }
+    for (size_t b = 0; b <= n; b++)
+        ppw_intvec_free(&preds[b]);
+    free(preds);
+    free(forward.postorder_number);
+    free(forward.order);
+    free(visited);
+    return idom;
+}
+
+static int dominates(const int *idom, int a, int b)
+{
+    for (int at = b;; at = idom[at]) {
+        if (at == a)
+            return 1;
+        if (at <= 0 || idom[at] == at)
+            return at == a;
+    }
+}
+
+/* Functions with more blocks keep every control dependence as deciding
+ * values (the loop sets would cost blocks x loops bits). */
+enum { MAX_LOOP_BLOCKS = 1 << 14 };
+
+/* Splits out the controllers that are exit tests of a natural loop holding
+ * both the controller and the block (a back edge t -> h, h dominating t;
+ * the loop is h and what reaches t without passing h). */
+static void find_iteration_controllers(struct ppw_cfg *cfg)
+{
+    size_t n = cfg->block_count;
+    if (n < 2 || n > MAX_LOOP_BLOCKS)
+        return;
+    int *idom = compute_dominators(cfg);
+    struct ppw_intvec *preds = ppw_xcalloc(n + 1, sizeof *preds);
+    for (size_t b = 0; b < n; b++)
+        for (size_t s = 0; s < cfg->successors[b].count; s++)
+            ppw_intvec_push(&preds[cfg->successors[b].items[s]], (int)b);
+    unsigned char *in_loop = ppw_xcalloc(n, 1);
+    int *stack = ppw_xcalloc(n + 1, sizeof *stack);
+    for (size_t tail = 0; tail < n; tail++)
+        for (size_t s = 0; s < cfg->successors[tail].count; s++) {
+            int head = cfg->successors[tail].items[s];
+            if (idom[tail] < 0 || !dominates(idom, head, (int)tail))
+                continue;
+            memset(in_loop, 0, n);
+            in_loop[head] = 1;
+            size_t depth = 0;
+            if (!in_loop[tail]) {
+                in_loop[tail] = 1;
+                stack[depth++] = (int)tail;
+            }
+            while (depth) {
+                int at = stack[--depth];
+                for (size_t p = 0; p < preds[at].count; p++)
+                    if (!in_loop[preds[at].items[p]] && idom[preds[at].items[p]] >= 0) {
+                        in_loop[preds[at].items[p]] = 1;
+                        stack[depth++] = preds[at].items[p];
+                    }
+            }
+            for (size_t b = 0; b < n; b++) {
+                if (!in_loop[b])
+                    continue;
+                for (size_t c = 0; c < cfg->controllers[b].count; c++) {
+                    int controller = cfg->controllers[b].items[c];
+                    if (!in_loop[controller])
+                        continue;
+                    const struct ppw_intvec *next = &cfg->successors[controller];
+                    for (size_t k = 0; k < next->count; k++)
+                        if (!in_loop[next->items[k]]) {
+                            ppw_intvec_add_unique(&cfg->iteration_controllers[b], controller);
+                            break;
+                        }
+                }
+            }
+        }
+    for (size_t b = 0; b <= n; b++)
+        ppw_intvec_free(&preds[b]);
+    free(preds);
+    free(in_loop);
+    free(stack);
+    free(idom);
+}
+
 void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
 {
     memset(cfg, 0, sizeof *cfg);
@@ -145,6 +265,7 @@ void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
     size_t n = cfg->block_count;
     cfg->post_dominator = ppw_xcalloc(n + 1, sizeof *cfg->post_dominator);
     cfg->controllers = ppw_xcalloc(n + 1, sizeof *cfg->controllers);
+    cfg->iteration_controllers = ppw_xcalloc(n + 1, sizeof *cfg->iteration_controllers);
     compute_post_dominators(cfg);
     /* B is control dependent on A when A has an edge to S, B post-dominates
      * S, and B does not strictly post-dominate A. */
@@ -161,6 +282,7 @@ void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
             }
         }
     }
+    find_iteration_controllers(cfg);
 }
 
 void ppw_cfg_free(struct ppw_cfg *cfg)
@@ -170,9 +292,12 @@ void ppw_cfg_free(struct ppw_cfg *cfg)
             ppw_intvec_free(&cfg->successors[i]);
         if (cfg->controllers)
             ppw_intvec_free(&cfg->controllers[i]);
+        if (cfg->iteration_controllers)
+            ppw_intvec_free(&cfg->iteration_controllers[i]);
     }
     free(cfg->successors);
     free(cfg->controllers);
+    free(cfg->iteration_controllers);
     free(cfg->post_dominator);
     free(cfg->blocks);
     ppw_ptrmap_free(&cfg->block_index);

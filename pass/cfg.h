@@ -1,7 +1,9 @@
 /* Control dependence from post-dominators (Ferrante, Ottenstein and Warren;
  * post-dominators by Cooper, Harvey and Kennedy's iterative algorithm on
  * the reverse CFG).  Blocks that cannot reach an exit (infinite loops)
- * count as exits themselves, so every block gets a post-dominator. */
+ * count as exits themselves, so every block gets a post-dominator.  Natural
+ * loops from dominators tell a loop's exit tests from the branches inside
+ * it. */
 #ifndef PPW_PASS_CFG_H
 #define PPW_PASS_CFG_H
 
@@ -16,6 +18,9 @@ struct ppw_cfg {
     struct ppw_intvec *successors;  /* per block */
     int *post_dominator;            /* immediate post-dominator; block_count = exit */
     struct ppw_intvec *controllers; /* per block: blocks whose branch decides it runs */
+    /* per block: those controllers whose branch leaves a loop holding both
+     * (it decides whether the loop runs again, not what the block computes) */
+    struct ppw_intvec *iteration_controllers;
 };
 
 void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function);

@@ -70,7 +70,9 @@ void ppw_driver_run_module(LLVMModuleRef module, const struct ppw_pass_opts *opt
 
     struct ppw_arena arena = {0};
     struct ppw_dbgvar_types types = {0};
-    struct ppw_blamegraph_context context = {&arena, &types, LLVMGetModuleDataLayout(module)};
+    struct ppw_source_text sources = {0};
+    struct ppw_blamegraph_context context = {&arena, &types, LLVMGetModuleDataLayout(module),
+                                             &sources};
     size_t capacity = 0, count = 0;
     unsigned skipped = 0;
     struct ppw_result_func *functions = NULL;
@@ -112,6 +114,7 @@ void ppw_driver_run_module(LLVMModuleRef module, const struct ppw_pass_opts *opt
     free(functions);
     free(globals);
     ppw_dbgvar_types_free(&types);
+    ppw_source_text_free(&sources);
     ppw_arena_free(&arena);
     if (had_records)
         LLVMSetIsNewDbgInfoFormat(module, 1);

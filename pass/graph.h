@@ -25,7 +25,13 @@ enum vertex_kind {
 };
 enum { NODE_VERTICES = 4 }; /* SELF, VIEW, DOWN, DOWN_FIELDS, in that order */
 
-enum edge_kind { EDGE_DATA = 0, EDGE_CONTROL = 1, EDGE_ADDRESS = 2 };
+/* EDGE_ITERATION: control by a loop's exit test (whether the loop runs
+ * again), implicit transfer that blame sets count and flows do not. */
+enum edge_kind { EDGE_DATA = 0, EDGE_CONTROL = 1, EDGE_ADDRESS = 2, EDGE_ITERATION = 3 };
+enum {
+    EDGE_KINDS_ALL =
+        1u << EDGE_DATA | 1u << EDGE_CONTROL | 1u << EDGE_ADDRESS | 1u << EDGE_ITERATION
+};
 
 /* Above this many words of reachability bitsets a function is exported
  * without blame sets (flag TRUNCATED) rather than exhausting memory. */
@@ -125,7 +131,7 @@ void ppw_graph_select_exports(struct graph *graph);
 int ppw_graph_export_of(const struct ppw_memory *memory, int node);
 uint64_t **ppw_graph_reachable_locations(struct graph *graph, int **component_of,
                                          size_t *component_count);
-uint64_t **ppw_graph_reachable_variables(struct graph *graph, int address_edges,
+uint64_t **ppw_graph_reachable_variables(struct graph *graph, unsigned edge_kinds,
                                          int **component_of, size_t *component_count);
 /* One reachability: a bitset per component, and each vertex's component. */
 struct ppw_flow_sets {

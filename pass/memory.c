@@ -2,6 +2,7 @@
 
 #include "llvm_shim.h"
 
+#include <ctype.h>
 #include <ppw/static_format.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,7 @@ void ppw_memory_free(struct ppw_memory *memory)
     ppw_ptrmap_free(&memory->storage_node);
     ppw_ptrmap_free(&memory->argument_node);
     ppw_ptrmap_free(&memory->variable_node);
+    free(memory->variable_names);
     memset(memory, 0, sizeof *memory);
 }
 
@@ -57,6 +59,7 @@ int ppw_memory_new_node(struct ppw_memory *memory)
     memset(node, 0, sizeof *node);
     node->parent = node->pte_of = node->pte = -1;
     node->param_index = -1;
+    node->element = -1;
     node->vertex = -1;
     node->export_id = -1;
     return (int)memory->node_count++;
@@ -194,6 +197,110 @@ static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetada
     return ppw_memory_field(memory, node, name, indexed, *member_type);
 }
 
+/* The name the source gives the array of pointers `node` is: its field
+ * or variable name ("vectors" for the memory level->vectors points to). */
+static const char *array_name(const struct ppw_memory *memory, int node)
+{
+    for (int at = node; at >= 0;) {
+        const struct ppw_node *current = &memory->nodes[at];
+        if (current->var_name)
+            return current->var_name;
+        if (current->step)
+            return current->element < 0 ? current->step : NULL;
+        at = current->pte_of;
+    }
+    return NULL;
+}
+
+void ppw_memory_note_variable_name(struct ppw_memory *memory, const char *name)
+{
+    if (!name || !name[0])
+        return;
+    for (size_t i = 0; i < memory->variable_name_count; i++)
+        if (!strcmp(memory->variable_names[i], name))
+            return;
+    memory->variable_names =
+        ppw_grow(memory->variable_names, &memory->variable_name_capacity,
+                 memory->variable_name_count + 1, sizeof *memory->variable_names, 32);
+    memory->variable_names[memory->variable_name_count++] = name;
+}
+
+static int is_variable_name(const struct ppw_memory *memory, const char *name)
+{
+    for (size_t i = 0; i < memory->variable_name_count; i++)
+        if (!strcmp(memory->variable_names[i], name))
+            return 1;
+    return 0;
+}
+
+/* Whether memory of this debug type holds pointers: a pointer, or an
+ * array of them. */
+static int holds_pointers(LLVMMetadataRef type)
+{
+    return type && ppw_dbgvar_is_pointer(ppw_dbgvar_element(type));
+}
+
+/* The element at constant position `index` of the array of pointers
+ * `node` (seed 002 names data as declared: level->vectors[VECTOR_U] and
+ * level->vectors[VECTOR_F] are different grids), named as the source
+ * spells the subscript (a macro, an enumerator, a number); one node per
+ * position.  -1 where the source is unreadable or spells a variable (the
+ * optimizer unrolled a loop over the elements): not told apart then. */
+static int pointer_element(struct ppw_memory *memory, int node, LLVMMetadataRef type,
+                           LLVMValueRef gep, long long index)
+{
+    const char *spelled =
+        memory->sources ? ppw_source_subscript(memory->sources, memory->arena, gep,
+                                               array_name(memory, node),
+                                               (unsigned long long)index)
+                        : NULL;
+    if (!spelled || is_variable_name(memory, spelled))
+        return -1;
+    const struct ppw_intvec *children = &memory->nodes[node].children;
+    for (size_t i = 0; i < children->count; i++) {
+        struct ppw_node *child = &memory->nodes[children->items[i]];
+        if (child->element != index)
+            continue;
+        if (isdigit((unsigned char)child->step[1]) && !isdigit((unsigned char)spelled[0]))
+            child->step = ppw_arena_printf(memory->arena, "[%s]", spelled);
+        return children->items[i];
+    }
+    if (memory->nodes[node].depth >= MAX_NODE_DEPTH)
+        return node;
+    const char *step = ppw_arena_printf(memory->arena, "[%s]", spelled);
+    int id = ppw_memory_new_node(memory);
+    struct ppw_node *element = &memory->nodes[id];
+    element->parent = node;
+    element->step = step;
+    element->element = index;
+    element->type = ppw_dbgvar_element(type);
+    element->depth = memory->nodes[node].depth + 1;
+    element->kind = PPW_VAR_FIELD;
+    /* Element 0 is read at the array's own address: exported even where
+     * no access names the element's slot. */
+    element->touched = 1;
+    ppw_intvec_push(&memory->nodes[node].children, id);
+    return id;
+}
+
+/* A pointer load straight from an array of pointers reads its element 0
+ * where the source writes base[0] or base[VECTOR_TEMP]: the unindexed
+ * targets become that element. */
+static void first_elements(struct ppw_memory *memory, LLVMValueRef load, struct ppw_intvec *from)
+{
+    if (LLVMGetTypeKind(LLVMTypeOf(load)) != LLVMPointerTypeKind)
+        return;
+    for (size_t i = 0; i < from->count; i++) {
+        int node = from->items[i] / 2;
+        const struct ppw_node *array = &memory->nodes[node];
+        if (from->items[i] % 2 || array->pte_of < 0 || !holds_pointers(array->type))
+            continue;
+        int element = pointer_element(memory, node, array->type, load, 0);
+        if (element >= 0)
+            from->items[i] = element * 2;
+    }
+}
+
 /* Applies the GEP's indices to one target. */
 static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
 {
@@ -212,7 +319,20 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
         LLVMMetadataRef element = ppw_dbgvar_element(type);
         if (has_member_at(element, offset))
             return field_at(memory, node, indexed, element, NULL, offset, &member_type) * 2;
-        return node * 2 + 1;
+        unsigned pointer_size = memory->layout ? LLVMPointerSize(memory->layout) : 8;
+        long long signed_offset = LLVMConstIntGetSExtValue(first);
+        int slot = !indexed && operand_count == 2 && holds_pointers(type) && signed_offset > 0 &&
+                           signed_offset % pointer_size == 0
+                       ? pointer_element(memory, node, type, gep, signed_offset / pointer_size)
+                       : -1;
+        return slot >= 0 ? slot * 2 : node * 2 + 1;
+    }
+    if (!indexed && operand_count == 2 && LLVMIsAConstantInt(first) &&
+        LLVMConstIntGetSExtValue(first) > 0 && LLVMGetTypeKind(ir_type) == LLVMPointerTypeKind &&
+        holds_pointers(type)) {
+        int element = pointer_element(memory, node, type, gep, LLVMConstIntGetSExtValue(first));
+        if (element >= 0)
+            return element * 2;
     }
     if (!is_constant_zero(first))
         indexed = 1;
@@ -234,6 +354,15 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
             indexed = 0;
             ir_type = LLVMStructGetTypeAtIndex(ir_type, field);
         } else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind) {
+            int element =
+                kind == LLVMArrayTypeKind && !indexed && i + 1 == operand_count &&
+                        LLVMIsAConstantInt(index) && LLVMConstIntGetSExtValue(index) > 0 &&
+                        LLVMGetTypeKind(LLVMGetElementType(ir_type)) == LLVMPointerTypeKind &&
+                        holds_pointers(type)
+                    ? pointer_element(memory, node, type, gep, LLVMConstIntGetSExtValue(index))
+                    : -1;
+            if (element >= 0)
+                return element * 2;
             indexed = 1;
             if (ppw_dbgvar_is_array(type))
                 type = ppw_dbgvar_element(type);
@@ -330,6 +459,7 @@ static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struc
     case LLVMLoad: {
         struct ppw_intvec from = {0};
         add_all(&from, ppw_memory_targets(memory, LLVMGetOperand(value, 0)));
+        first_elements(memory, value, &from);
         ppw_memory_load_targets(memory, &from, out);
         ppw_intvec_free(&from);
         return;
@@ -522,6 +652,8 @@ const char *ppw_memory_display_name(struct ppw_memory *memory, int node)
         return NULL;
     int through_pointer =
         memory->nodes[current->parent].pte_of >= 0 && !memory->nodes[current->parent].var_name;
+    if (current->element >= 0) /* level->vectors[VECTOR_U] */
+        return ppw_arena_printf(memory->arena, "%s%s", parent, current->step);
     return ppw_arena_printf(memory->arena, "%s%s%s%s", parent, current->indexed_step ? "[]" : "",
                             through_pointer && !current->indexed_step ? "->" : ".", current->step);
 }

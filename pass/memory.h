@@ -16,6 +16,7 @@
 #define PPW_PASS_MEMORY_H
 
 #include "dbgvar.h"
+#include "source_text.h"
 #include "support.h"
 
 #include <llvm-c/Core.h>
@@ -28,6 +29,8 @@ struct ppw_node {
     struct ppw_intvec children;
     const char *step;     /* field name, for field nodes */
     int indexed_step;     /* "[]" precedes the field name */
+    long long element;    /* an array-of-pointers element at this constant
+                             position (step "[VECTOR_U]" or "[9]"), -1 */
     LLVMMetadataRef type; /* debug type of this memory, may be NULL */
     /* Source-variable identity: set on roots named by debug info, and on
      * storage named through a dbg.declare with DW_OP_deref. */
@@ -57,6 +60,9 @@ struct ppw_memory {
     struct ppw_arena *arena;
     struct ppw_dbgvar_types *types;
     LLVMTargetDataRef layout;
+    struct ppw_source_text *sources; /* spells constant subscripts; may be NULL */
+    const char **variable_names;     /* of the function's source variables */
+    size_t variable_name_count, variable_name_capacity;
     struct ppw_node *nodes;
     size_t node_count, node_capacity;
     struct ppw_ptrmap storage_node;  /* alloca, global or byval argument -> node */
@@ -86,6 +92,9 @@ const struct ppw_intvec *ppw_memory_targets(struct ppw_memory *memory, LLVMValue
 /* Targets of the pointers loaded from the given targets. */
 void ppw_memory_load_targets(struct ppw_memory *memory, const struct ppw_intvec *from,
                              struct ppw_intvec *out);
+/* A source variable of the function (inlined ones included): a subscript
+ * spelled with its name is no constant, though the optimizer made it one. */
+void ppw_memory_note_variable_name(struct ppw_memory *memory, const char *name);
 /* Runs the points-to fixpoint over the function's pointer stores. */
 void ppw_memory_solve(struct ppw_memory *memory, LLVMValueRef function);
 
