@@ -302,13 +302,14 @@ static void note_stack_global(struct attr *a, int32_t id)
 }
 
 static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written,
-                      bool receiver)
+                      bool receiver, bool via_field)
 {
     if (s->mark[var] == a->frame_serial) {
         struct entry *e = &a->entries[s->pos[var]];
         e->excl |= excl;
         e->written |= written;
         e->receiver |= receiver;
+        e->via_field &= via_field;
         return;
     }
     if (!ppw_array_reserve(&a->entries, &a->entries_cap, a->nentries + 1, sizeof *a->entries)) {
@@ -317,14 +318,15 @@ static void add_entry(struct attr *a, struct fstate *s, int32_t var, bool excl, 
     }
     s->mark[var] = a->frame_serial;
     s->pos[var] = (uint32_t)a->nentries;
-    a->entries[a->nentries++] = (struct entry){(uint32_t)var, excl, written, receiver};
+    a->entries[a->nentries++] =
+        (struct entry){(uint32_t)var, excl, written, receiver, via_field};
     if (s->global_slot[var] >= 0)
         note_stack_global(a, s->global_slot[var]);
 }
 
 static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written)
 {
-    add_entry(a, s, var, excl, written, false);
+    add_entry(a, s, var, excl, written, false, false);
 }
 
 /* A variable that receives blame from a call (bound to a callee's blamed
@@ -332,7 +334,7 @@ static void add(struct attr *a, struct fstate *s, int32_t var, bool excl, bool w
  * is blamed too (bubble). */
 static void add_receiver(struct attr *a, struct fstate *s, int32_t var, bool excl, bool written)
 {
-    add_entry(a, s, var, excl, written, true);
+    add_entry(a, s, var, excl, written, true, false);
 }
 
 static bool loc_matches(const struct loc_ref *l, const struct ppw_blame_frame *at)
@@ -551,7 +553,11 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
         const struct transfer_memo *m = transfer_targets(a, f, caller, callee, cs, c, e.var);
         for (uint32_t i = 0; m && i < m->count; i++) {
             const struct transfer_target *t = &a->targets[m->first + i];
-            add_receiver(a, caller, t->var, e.excl, t->by_arg);
+            /* A parent blamed through its field blames the caller's actual,
+             * but what the caller computes from the actual's other fields
+             * (a solver's timers beside its grids) is not computed from
+             * the blamed field. */
+            add_entry(a, caller, t->var, e.excl, t->by_arg, !e.via_field, false);
         }
     }
 }
@@ -642,7 +648,7 @@ static void bubble(struct attr *a, struct frame_blame *fb)
         struct entry e = a->entries[k];
         const struct ppw_static_var *v = &f->vars[e.var];
         if (v->parent >= 0)
-            add_entry(a, s, v->parent, e.excl, e.written, e.receiver);
+            add_entry(a, s, v->parent, e.excl, e.written, false, true);
         const struct ppw_static_flow *flow = e.receiver ? s->flow_of[e.var] : NULL;
         for (size_t t = 0; flow && t < flow->target_count; t++)
             if (s->held[flow->targets[t]] != a->frame_serial &&
@@ -839,8 +845,9 @@ static uint64_t frame_key_hash(int32_t func, const struct ppw_static_call *c, co
     uint64_t h = ((uint64_t)(uint32_t)func * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uintptr_t)c ^
                  globals_sig ^ ((uint64_t)nglobals << 48);
     for (size_t i = 0; i < n; i++) {
-        uint64_t x = (uint64_t)e[i].var << 3 | (uint64_t)e[i].excl << 2 |
-                     (uint64_t)e[i].written << 1 | (uint64_t)e[i].receiver;
+        uint64_t x = (uint64_t)e[i].var << 4 | (uint64_t)e[i].via_field << 3 |
+                     (uint64_t)e[i].excl << 2 | (uint64_t)e[i].written << 1 |
+                     (uint64_t)e[i].receiver;
         h = (h ^ x) * 0xff51afd7ed558ccdull;
         h ^= h >> 32;
     }
@@ -851,7 +858,7 @@ static bool same_entries(const struct entry *x, const struct entry *y, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (x[i].var != y[i].var || x[i].excl != y[i].excl || x[i].written != y[i].written ||
-            x[i].receiver != y[i].receiver)
+            x[i].receiver != y[i].receiver || x[i].via_field != y[i].via_field)
             return false;
     return true;
 }

@@ -103,6 +103,8 @@ struct entry {
     bool excl;     /* exclusively */
     bool written;  /* written through by a callee: a parameter transfers on */
     bool receiver; /* received blame from a call: what is computed from it is blamed */
+    bool via_field; /* blamed only as the parent of a blamed field: in the caller its
+                       actual is blamed, but what is computed from the rest of it is not */
 };
 
 /* One user frame of the stack being attributed, innermost first (the

@@ -131,11 +131,11 @@ static int control_vertex(struct graph *graph, LLVMBasicBlockRef block)
         for (size_t i = 0; i < controllers->count; i++) {
             LLVMValueRef branch =
                 LLVMGetBasicBlockTerminator(graph->cfg.blocks[controllers->items[i]]);
-            int iteration = ppw_intvec_contains(&graph->cfg.iteration_controllers[index],
+            int exit_test = ppw_intvec_contains(&graph->cfg.exit_test_controllers[index],
                                                 controllers->items[i]);
             if (branch)
                 ppw_graph_add_edge(graph, vertex, inst_vertex(graph, branch, VERTEX_INSTRUCTION),
-                                   iteration ? EDGE_ITERATION : EDGE_CONTROL);
+                                   exit_test ? EDGE_EXIT_TEST : EDGE_CONTROL);
         }
     }
     return graph->block_control[index];

@@ -199,12 +199,37 @@ static int dominates(const int *idom, int a, int b)
  * values (the loop sets would cost blocks x loops bits). */
 enum { MAX_LOOP_BLOCKS = 1 << 14 };
 
-/* Splits out the controllers that are exit tests of a natural loop holding
- * both the controller and the block (a back edge t -> h, h dominating t;
- * the loop is h and what reaches t without passing h). */
-static void find_iteration_controllers(struct ppw_cfg *cfg)
+/* Whether a successor runs straight to a function exit: a short chain of
+ * blocks with one successor each, ending in a return (if (!ok) return;). */
+static int leads_to_exit(const struct ppw_cfg *cfg, int block)
+{
+    for (int steps = 0; steps < 4; steps++) {
+        if (!cfg->successors[block].count)
+            return 1;
+        if (cfg->successors[block].count > 1)
+            return 0;
+        block = cfg->successors[block].items[0];
+    }
+    return 0;
+}
+
+/* Splits out the controllers that are exit tests: early returns, and the
+ * exits of a natural loop holding both the controller and the block (a
+ * back edge t -> h, h dominating t; the loop is h and what reaches t
+ * without passing h). */
+static void find_exit_tests(struct ppw_cfg *cfg)
 {
     size_t n = cfg->block_count;
+    for (size_t b = 0; b < n; b++)
+        for (size_t c = 0; c < cfg->controllers[b].count; c++) {
+            int controller = cfg->controllers[b].items[c];
+            const struct ppw_intvec *next = &cfg->successors[controller];
+            for (size_t k = 0; k < next->count; k++)
+                if ((size_t)next->items[k] != b && leads_to_exit(cfg, next->items[k])) {
+                    ppw_intvec_add_unique(&cfg->exit_test_controllers[b], controller);
+                    break;
+                }
+        }
     if (n < 2 || n > MAX_LOOP_BLOCKS)
         return;
     int *idom = compute_dominators(cfg);
@@ -244,7 +269,7 @@ static void find_iteration_controllers(struct ppw_cfg *cfg)
                     const struct ppw_intvec *next = &cfg->successors[controller];
                     for (size_t k = 0; k < next->count; k++)
                         if (!in_loop[next->items[k]]) {
-                            ppw_intvec_add_unique(&cfg->iteration_controllers[b], controller);
+                            ppw_intvec_add_unique(&cfg->exit_test_controllers[b], controller);
                             break;
                         }
                 }
@@ -265,7 +290,7 @@ void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
     size_t n = cfg->block_count;
     cfg->post_dominator = ppw_xcalloc(n + 1, sizeof *cfg->post_dominator);
     cfg->controllers = ppw_xcalloc(n + 1, sizeof *cfg->controllers);
-    cfg->iteration_controllers = ppw_xcalloc(n + 1, sizeof *cfg->iteration_controllers);
+    cfg->exit_test_controllers = ppw_xcalloc(n + 1, sizeof *cfg->exit_test_controllers);
     compute_post_dominators(cfg);
     /* B is control dependent on A when A has an edge to S, B post-dominates
      * S, and B does not strictly post-dominate A. */
@@ -282,7 +307,7 @@ void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
             }
         }
     }
-    find_iteration_controllers(cfg);
+    find_exit_tests(cfg);
 }
 
 void ppw_cfg_free(struct ppw_cfg *cfg)
@@ -292,12 +317,12 @@ void ppw_cfg_free(struct ppw_cfg *cfg)
             ppw_intvec_free(&cfg->successors[i]);
         if (cfg->controllers)
             ppw_intvec_free(&cfg->controllers[i]);
-        if (cfg->iteration_controllers)
-            ppw_intvec_free(&cfg->iteration_controllers[i]);
+        if (cfg->exit_test_controllers)
+            ppw_intvec_free(&cfg->exit_test_controllers[i]);
     }
     free(cfg->successors);
     free(cfg->controllers);
-    free(cfg->iteration_controllers);
+    free(cfg->exit_test_controllers);
     free(cfg->post_dominator);
     free(cfg->blocks);
     ppw_ptrmap_free(&cfg->block_index);

@@ -18,9 +18,10 @@ struct ppw_cfg {
     struct ppw_intvec *successors;  /* per block */
     int *post_dominator;            /* immediate post-dominator; block_count = exit */
     struct ppw_intvec *controllers; /* per block: blocks whose branch decides it runs */
-    /* per block: those controllers whose branch leaves a loop holding both
-     * (it decides whether the loop runs again, not what the block computes) */
-    struct ppw_intvec *iteration_controllers;
+    /* per block: those controllers whose branch is an exit test: it leaves
+     * a loop holding both, or the function (an early return); it decides
+     * whether the block runs again or at all, not what the block computes */
+    struct ppw_intvec *exit_test_controllers;
 };
 
 void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function);

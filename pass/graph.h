@@ -25,12 +25,13 @@ enum vertex_kind {
 };
 enum { NODE_VERTICES = 4 }; /* SELF, VIEW, DOWN, DOWN_FIELDS, in that order */
 
-/* EDGE_ITERATION: control by a loop's exit test (whether the loop runs
- * again), implicit transfer that blame sets count and flows do not. */
-enum edge_kind { EDGE_DATA = 0, EDGE_CONTROL = 1, EDGE_ADDRESS = 2, EDGE_ITERATION = 3 };
+/* EDGE_EXIT_TEST: control by an exit test (whether a loop runs again, or
+ * an early return), implicit transfer that blame sets count and flows do
+ * not. */
+enum edge_kind { EDGE_DATA = 0, EDGE_CONTROL = 1, EDGE_ADDRESS = 2, EDGE_EXIT_TEST = 3 };
 enum {
     EDGE_KINDS_ALL =
-        1u << EDGE_DATA | 1u << EDGE_CONTROL | 1u << EDGE_ADDRESS | 1u << EDGE_ITERATION
+        1u << EDGE_DATA | 1u << EDGE_CONTROL | 1u << EDGE_ADDRESS | 1u << EDGE_EXIT_TEST
 };
 
 /* Above this many words of reachability bitsets a function is exported

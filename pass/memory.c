@@ -317,8 +317,26 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
         LLVMMetadataRef member_type = NULL;
         uint64_t offset = LLVMConstIntGetZExtValue(first);
         LLVMMetadataRef element = ppw_dbgvar_element(type);
-        if (has_member_at(element, offset))
-            return field_at(memory, node, indexed, element, NULL, offset, &member_type) * 2;
+        if (has_member_at(element, offset)) {
+            int field = field_at(memory, node, indexed, element, NULL, offset, &member_type);
+            /* A constant position in a struct's array of pointers
+             * (lv->fixed[COEF_B], blocks[b].array[VAR_RHO]) is that
+             * element, as the typed form -O0 emits finds it. */
+            const char *name = NULL;
+            LLVMMetadataRef found_type = NULL;
+            uint64_t member_offset = 0;
+            uint64_t pointer_bytes = memory->layout ? LLVMPointerSize(memory->layout) : 8;
+            if (operand_count == 2 && ppw_dbgvar_is_array(member_type) &&
+                holds_pointers(member_type) &&
+                ppw_dbgvar_member_at(element, offset, &name, &found_type, &member_offset) &&
+                (offset - member_offset) % pointer_bytes == 0) {
+                int slot = pointer_element(memory, field, member_type, gep,
+                                           (long long)((offset - member_offset) / pointer_bytes));
+                if (slot >= 0)
+                    return slot * 2;
+            }
+            return field * 2;
+        }
         unsigned pointer_size = memory->layout ? LLVMPointerSize(memory->layout) : 8;
         long long signed_offset = LLVMConstIntGetSExtValue(first);
         int slot = !indexed && operand_count == 2 && holds_pointers(type) && signed_offset > 0 &&
@@ -339,6 +357,7 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
     for (unsigned i = 2; i < operand_count; i++) {
         LLVMValueRef index = LLVMGetOperand(gep, i);
         LLVMTypeKind kind = LLVMGetTypeKind(ir_type);
+        int subscripted = indexed;
         if (ppw_dbgvar_is_array(type)) /* a field of an element of an array */
             indexed = 1;
         if (kind == LLVMStructTypeKind && LLVMIsAConstantInt(index)) {
@@ -355,8 +374,8 @@ static int apply_gep(struct ppw_memory *memory, int target, LLVMValueRef gep)
             ir_type = LLVMStructGetTypeAtIndex(ir_type, field);
         } else if (kind == LLVMArrayTypeKind || kind == LLVMVectorTypeKind) {
             int element =
-                kind == LLVMArrayTypeKind && !indexed && i + 1 == operand_count &&
-                        LLVMIsAConstantInt(index) && LLVMConstIntGetSExtValue(index) > 0 &&
+                kind == LLVMArrayTypeKind && !subscripted && i + 1 == operand_count &&
+                        LLVMIsAConstantInt(index) && LLVMConstIntGetSExtValue(index) >= 0 &&
                         LLVMGetTypeKind(LLVMGetElementType(ir_type)) == LLVMPointerTypeKind &&
                         holds_pointers(type)
                     ? pointer_element(memory, node, type, gep, LLVMConstIntGetSExtValue(index))

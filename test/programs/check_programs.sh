@@ -167,19 +167,37 @@ particles)
         "lines 151-153 and a third of minimum_image's"
     ;;
 amr_alloc)
-    # refine (lines 44-53: the free, the wrapper's malloc and the memset),
-    # fill's loop (59-62) and smooth's stencil (69-73) write
+    # refine (lines 49-58: the free, the wrapper's malloc and the memset),
+    # fill's loop (64-68) and smooth's stencil (74-79) write
     # blocks[b].array[v]: the pointers refine stores, the arrays they point
-    # to after.  (Line 74 only reads them, into total; the parallel
+    # to after.  (Line 80 only reads them, into total; the parallel
     # regions' pragma lines, where a thread waits in the runtime, are left
     # out.)
-    work=$(on_lines 44 53 59 62 69 73)
+    work=$(on_lines 49 58 64 68 74 79)
     at_least "blocks[].array" "$(samples_of '"main"' 'blocks[].array')" "$work" \
         "the lines of refine, fill and smooth's stencil that write the arrays"
+    # The equation of state's line 97 writes the pressure array, a
+    # variable named by its constant: blocks[].array[VAR_PRESSURE], a
+    # field of its own, blamed for every sample of the line (all of its
+    # operations compute the value stored).
+    eos=$(on_lines 97 97)
+    at_least "blocks[].array[VAR_PRESSURE]" \
+        "$(samples_of '"main"' 'blocks[].array[VAR_PRESSURE]')" "$eos" "line 97, the pressure"
+    # ... and reads three others: each sample of the line is split among
+    # the four arrays' accesses, one row per array (main's, or the
+    # region's own where a worker's stack lacks its spawn chain: the
+    # parameter has main's name).
+    elements=$(jq '[.variables[] | select((.name | test(
+        "^blocks\\[\\]\\.array\\[VAR_(DENSITY|MOMENTUM|ENERGY|PRESSURE)\\]$")))]' access.json)
+    [ "$(jq '[.[] | select(.function == "main")] | length' <<<"$elements")" = 4 ] ||
+        fail "access: not one row per named array: $(jq -c '[.[].name]' <<<"$elements")"
+    at_least "blocks[].array[VAR_*] (access)" \
+        "$(jq '[.[] | .access / 100 * '"$n"'] | add // 0' <<<"$elements")" "$eos" \
+        "line 97, which accesses only those four arrays"
     # smooth returns total, summed from the arrays; fill writes the arrays
     # smooth reads next: main's checksum is computed from both.
-    at_least "checksum" "$(samples_of '"main"' checksum)" "$(on_lines 59 62 69 77)" \
-        "fill's and smooth's loops, lines 59-62 and 69-77"
+    at_least "checksum" "$(samples_of '"main"' checksum)" "$(on_lines 64 68 74 83)" \
+        "fill's and smooth's loops, lines 64-68 and 74-83"
     # An allocation stored straight into the struct: every sample under
     # ma_malloc (malloc's, and the wrapper's own) blames blocks[].array,
     # which receives its return value (exact, on those stacks alone).
