@@ -113,9 +113,11 @@ void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, siz
         a->access_weight += (share->read + share->write) * st->weight;
         /* the datum: a parameter's share is the caller's actual's, up the
          * chain of the stack's calls, with its field path */
-        struct slot *slot = ppw_attr_datum(a, 0, share->var, NULL);
+        size_t where = 0;
+        struct slot *slot = ppw_attr_datum(a, 0, share->var, &where);
         if (!slot)
             continue;
+        slot->outermost |= where >= a->outer_run;
         slot->acc_read += share->read * (double)st->samples;
         slot->acc_write += share->write * (double)st->samples;
         slot->acc_read_w += share->read * st->weight;

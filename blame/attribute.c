@@ -750,6 +750,25 @@ static bool return_received(const struct attr *a, const struct frame_blame *fb)
     return false;
 }
 
+/* Whether chain frame k's function is code the compiler made of frame
+ * k + 1's source function (an OpenMP body, a task and its entry). */
+static bool outlined_from_next(const struct attr *a, size_t k)
+{
+    const struct ppw_static_call *c = a->done[k + 1].call;
+    return (c && (c->kind == PPW_CALL_FORK || c->kind == PPW_CALL_TASK)) ||
+           ppw_names_compiler_made(&a->graph->funcs[a->done[k].func]);
+}
+
+/* The first chain frame of the outermost frame's source function: the
+ * blame point (main, a thread's root) with the bodies outlined from it. */
+static size_t outer_run(const struct attr *a)
+{
+    size_t k = a->ndone ? a->ndone - 1 : 0;
+    while (k > 0 && outlined_from_next(a, k - 1))
+        k--;
+    return k;
+}
+
 /* Counts chain frame k's entries on their datums, each datum once per
  * stack however many frames and names blame it. */
 static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
@@ -773,6 +792,7 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
             *a->stack_variable = slot->name; /* outer frames come later */
             a->stack_variable_frame = fb;
         }
+        slot->outermost |= where >= a->outer_run;
         if (slot->stamp_incl != a->serial) {
             slot->stamp_incl = a->serial;
             slot->incl += st->samples;
@@ -1014,6 +1034,7 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
         blame_caller(a, k);
         close_frame(a, &a->done[k]);
     }
+    a->outer_run = outer_run(a);
     for (size_t k = 0; k < a->ndone && !a->oom; k++)
         charge(a, st, k);
     /* globals blamed through calls of frames that do not name them */
@@ -1165,6 +1186,15 @@ static void best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *b
             }
 }
 
+/* A scalar local (a number, a pointer) of a function the blame point
+ * called: a temporary of the data it computes, which holds its blame
+ * (rule 11).  Locals of the outermost function are the program's own. */
+static bool is_temporary(const struct slot *slot, const struct ppw_static_var *v)
+{
+    return !slot->path[0] && v->kind == PPW_VAR_LOCAL && (v->flags & PPW_VAR_SCALAR) &&
+           !slot->outermost;
+}
+
 static bool build_result(const struct attr *a, struct ppw_blame_result *r)
 {
     struct ppw_names *names = NULL;
@@ -1189,6 +1219,10 @@ static bool build_result(const struct attr *a, struct ppw_blame_result *r)
         const struct ppw_static_var *v = &f->vars[slot->var];
         if (!slot->incl && !slot->acc_read && !slot->acc_write)
             continue;
+        if (!a->temporaries && is_temporary(slot, v)) {
+            r->temporaries++;
+            continue;
+        }
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
             .name = slot->name,
@@ -1312,6 +1346,7 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
 {
     struct attr a = {.graph = graph,
                      .blame_point = options ? options->blame_point : NULL,
+                     .temporaries = options && options->temporaries,
                      .access = options && options->access};
     struct ppw_blame_result *r = calloc(1, sizeof *r);
     int rc = 0;

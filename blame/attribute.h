@@ -44,6 +44,8 @@ struct ppw_blame_options {
                                     the data as the caller sees it; NULL when none is.  The
                                     names point into the graph */
     bool access;                 /* also the access view (access_* in the variables) */
+    bool temporaries;            /* also list the scalar locals of called functions (rule 11:
+                                    by default their blame is shown on the data they compute) */
 };
 
 /* Another name a datum was blamed as: a parameter bound to it, an OpenMP
@@ -103,6 +105,7 @@ struct ppw_blame_result {
      * samples the access view charges to none (unaccessed), by cause
      * (enum ppw_blame_cause; docs/ppw-blame.md, "What is not attributed"). */
     uint64_t unblamed[4];
+    size_t temporaries; /* rows not listed: scalar locals of called functions (rule 11) */
     double unaccessed[4];
     /* Access view: the samples (and weight) charged to some variable; the
      * rest sampled locations that access none.  access_data is false when a

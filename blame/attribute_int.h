@@ -167,6 +167,7 @@ struct slot {
     size_t nctx, ctx_cap;
     uint32_t last_ctx; /* the context the last stack counted */
     uint64_t listed;   /* globals: the serial of the stack that noted it in stack_globals */
+    bool outermost;    /* declared, in some stack, in the outermost frame's source function */
 };
 
 /* Calling-context trie: node 0 is the empty path. */
@@ -184,6 +185,7 @@ struct name_list {
 struct attr {
     const struct ppw_static_graph *graph;
     const char *blame_point;
+    bool temporaries; /* list the scalar locals of called functions too */
     const char **stack_variable; /* the current stack's entry of options->stack_variable */
     const struct frame_blame *stack_variable_frame; /* the frame that set it */
     struct fstate *fs;
@@ -208,6 +210,7 @@ struct attr {
     size_t nentries, entries_cap;
     struct frame_blame *done; /* the stack's chain of user frames, innermost first */
     size_t ndone, done_cap;
+    size_t outer_run; /* chain frames from here up are the outermost frame's source function */
     struct ppw_arena *names_arena; /* the result's: names of datums with a path */
     struct ppw_strmap paths;   /* interned field paths of datums */
     const char *empty_path;    /* paths' "" */

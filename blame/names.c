@@ -135,7 +135,7 @@ static const char *intern(struct ppw_names *nm, const char *s, bool has_graph)
 
 /* Code the compiler made: an OpenMP outlined body, wrapper, task entry or
  * helper.  No C identifier has a '.'. */
-static bool compiler_made(const struct ppw_static_func *f)
+bool ppw_names_compiler_made(const struct ppw_static_func *f)
 {
     return (f->flags & PPW_FUNC_OUTLINED) || f->parent[0] || strstr(f->linkage_name, ".omp") ||
            strstr(f->name, ".omp") || starts(f->linkage_name, "__omp_offloading");
@@ -171,7 +171,7 @@ static bool find_caller(const struct ppw_names *nm, size_t fi, uint32_t kind, ui
             bool wanted =
                 kind ? c->kind == kind : c->kind == PPW_CALL_FORK || c->kind == PPW_CALL_TASK;
             if (wanted && caller->unit == f->unit &&
-                (kind != PPW_CALL_DIRECT || compiler_made(caller))) {
+                (kind != PPW_CALL_DIRECT || ppw_names_compiler_made(caller))) {
                 *ref = l->items[i];
                 return true;
             }
@@ -205,7 +205,7 @@ static bool loop_at(const struct ppw_names *nm, const struct ppw_static_func *f,
         int64_t b = f->calls[i].kind == PPW_CALL_DIRECT
                         ? find_in_unit(nm, f->calls[i].callee, f->unit)
                         : NO_FUNC;
-        if (b != NO_FUNC && compiler_made(&nm->graph->funcs[b]) &&
+        if (b != NO_FUNC && ppw_names_compiler_made(&nm->graph->funcs[b]) &&
             loop_at(nm, &nm->graph->funcs[b], line, depth + 1))
             return true;
     }
@@ -252,7 +252,7 @@ static int64_t enclosing(const struct ppw_names *nm, const struct ppw_static_fun
     int64_t best = NO_FUNC;
     for (size_t i = 0; i < nm->graph->func_count; i++) {
         const struct ppw_static_func *g = &nm->graph->funcs[i];
-        if (g->unit == f->unit && strcmp(g->file, f->file) == 0 && !compiler_made(g) && g->line &&
+        if (g->unit == f->unit && strcmp(g->file, f->file) == 0 && !ppw_names_compiler_made(g) && g->line &&
             g->line <= f->line && (best == NO_FUNC || g->line > nm->graph->funcs[best].line))
             best = (int64_t)i;
     }
@@ -300,7 +300,7 @@ static void name_func(struct ppw_names *nm, size_t fi)
         return;
     n->source = plain_name(f); /* also what a loop of references gets */
     n->state = 1;
-    if (!compiler_made(f)) {
+    if (!ppw_names_compiler_made(f)) {
         *n = (struct func_name){n->source, intern(nm, n->source, true), false, 2};
         return;
     }
@@ -323,7 +323,7 @@ static void name_func(struct ppw_names *nm, size_t fi)
         int64_t b = f->calls[i].kind == PPW_CALL_DIRECT
                         ? find_in_unit(nm, f->calls[i].callee, f->unit)
                         : NO_FUNC;
-        if (b != NO_FUNC && compiler_made(&nm->graph->funcs[b]) &&
+        if (b != NO_FUNC && ppw_names_compiler_made(&nm->graph->funcs[b]) &&
             find_caller(nm, (size_t)b, 0, &ref)) {
             name_func(nm, (size_t)b);
             if (nm->funcs[b].state == 2) {

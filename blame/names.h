@@ -18,6 +18,7 @@
 #include "attribute.h"
 #include "error.h"
 
+struct ppw_static_func;
 struct ppw_static_graph;
 struct ppw_names;
 
@@ -38,6 +39,9 @@ const char *ppw_names_source(const struct ppw_names *names, size_t func);
 /* Whether inner, called from outer, is shown as the same frame: two pieces
  * of one OpenMP construct (a wrapper and its _debug__ twin, a task entry and
  * its body). */
+/* Code the compiler made of a source function: an OpenMP parallel or task
+ * body, a task entry, an offloaded region. */
+bool ppw_names_compiler_made(const struct ppw_static_func *f);
 bool ppw_names_same_frame(const struct ppw_names *names, size_t outer, size_t inner);
 
 /* A frame's function as shown (ppw_names_function for a function of the

@@ -310,6 +310,8 @@ void ppw_graph_fill_variable(struct graph *graph, size_t index, const uint64_t *
     out->param_index = record->kind == PPW_VAR_PARAM ? record->param_index : -1;
     out->flags = subtree_flags(memory, node) |
                  (memory->nodes[root >= 0 ? root : node].flags & PPW_VAR_EXIT_GLOBAL);
+    if (ppw_dbgvar_is_scalar(record->type))
+        out->flags |= PPW_VAR_SCALAR;
     out->key = variable_key(graph, node, out->name);
     if (inclusive)
         out->inclusive = locs_from_bits(graph, inclusive, &out->inclusive_count);

@@ -18,6 +18,7 @@ enum {
     TAG_SUBROUTINE = 0x15,
     TAG_TYPEDEF = 0x16,
     TAG_UNION = 0x17,
+    TAG_BASE = 0x24,
     TAG_CONST = 0x26,
     TAG_VOLATILE = 0x35,
     TAG_RESTRICT = 0x37,
@@ -60,6 +61,12 @@ LLVMMetadataRef ppw_dbgvar_pointee(LLVMMetadataRef type)
 int ppw_dbgvar_is_array(LLVMMetadataRef type)
 {
     return ppw_di_tag(ppw_dbgvar_strip(type)) == TAG_ARRAY;
+}
+
+int ppw_dbgvar_is_scalar(LLVMMetadataRef type)
+{
+    unsigned tag = ppw_di_tag(ppw_dbgvar_strip(type));
+    return tag == TAG_BASE || tag == TAG_ENUMERATION || ppw_dbgvar_is_pointer(type);
 }
 
 LLVMMetadataRef ppw_dbgvar_element(LLVMMetadataRef type)

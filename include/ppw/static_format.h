@@ -13,7 +13,7 @@
 #define PPW_STATIC_SECTION ".ppw.blame"
 #define PPW_STATIC_MAGIC "PPWB"
 #define PPW_STATIC_MAJOR 1
-#define PPW_STATIC_MINOR 2 /* 1.1 added PPW_REC_ACCESS, 1.2 PPW_REC_FLOW */
+#define PPW_STATIC_MINOR 3 /* 1.1 added PPW_REC_ACCESS, 1.2 PPW_REC_FLOW, 1.3 PPW_VAR_SCALAR */
 #define PPW_STATIC_HEADER_SIZE 40
 
 /* Chunk header, little-endian, at offset 0 of each chunk:
@@ -68,6 +68,7 @@ enum ppw_var_flag {
     PPW_VAR_PASSED_BY_REF = 1u << 4, /* its address is passed to a call: may become
                                         an exit through the callee (resolved by ppw-blame) */
     PPW_VAR_SSA = 1u << 5,           /* named by dbg.value only (no memory home) */
+    PPW_VAR_SCALAR = 1u << 6,        /* one value: a number, enum or pointer (1.3) */
 };
 
 enum ppw_call_kind {

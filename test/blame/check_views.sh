@@ -50,9 +50,17 @@ for level in O0 O2; do
         and $(near "$(var '"foo"' i).exclusive" 33.33) and $(near "$(var '"foo"' temp).exclusive" 33.33)
         and $(near "$(var '"foo"' x).exclusive" 33.33)"
     # up to main: x is main's data (one datum, one row, x its alias); r
-    # receives foo's return value, which holds temp's blame
+    # receives foo's return value, which holds temp's blame.  foo's scalar
+    # locals i and temp are temporaries of that data, not listed by
+    # default (rule 11)...
     expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_$level --format json \
         --top 0
+    check "fig33 $level temporaries" "$(near "$(var '"main"' data).inclusive" 100) and
+        $(near "$(var '"main"' r).inclusive" 66.67) and ([$(var '"foo"' i), $(var '"foo"' temp)]
+        | length == 0) and .temporaries_not_listed == 2"
+    # ... and the same numbers with them
+    expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_$level --format json \
+        --top 0 --temporaries
     check "fig33 $level main" "$(near "$(var '"main"' data).inclusive" 100) and
         $(near "$(var '"main"' r).inclusive" 66.67) and .total_samples == 3
         and ([$(var '"foo"' x)] | length == 0) and $(var '"main"' data).aliases == [{\"name\": \"x\", \"function\": \"foo\"}]
@@ -75,7 +83,10 @@ main@2005;fig49@5 1
 EOF
 for level in O0 O2; do
     build fig49_$level "$SRC/test/pass/fig49.c" $level
-    expect_status 0 "$PPW_BLAME" report --folded fig49.folded --binary fig49_$level --format json
+    # fig49's locals, as the figure's table lists them (temporaries of
+    # main's call: --temporaries, rule 11)
+    expect_status 0 "$PPW_BLAME" report --folded fig49.folded --binary fig49_$level --format json \
+        --temporaries
     for row in "a 20 20" "b 80 40" "c 100 20" "i 20 20"; do
         set -- $row
         check "fig49 $level $1" "$(near "$(var '"fig49"' "$1").inclusive" "$2") and
@@ -101,9 +112,10 @@ grep -q "^note: 73.3% of the samples blame no variable:$" out.txt &&
 ok causes
 
 # ---- the report's JSON shape ----
-expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
+    --temporaries
 check shape 'keys_unsorted == ["total_samples", "metric", "variables", "view", "accessed_samples",
-        "unattributed"]
+        "unattributed", "temporaries_not_listed"]
     and (.unattributed | keys_unsorted == ["blame", "access"] and (.blame | keys_unsorted ==
         ["runtime_wait", "no_graph", "line_0", "no_variable"]))
     and .view == "blame" and .accessed_samples == 1
@@ -113,7 +125,8 @@ check shape 'keys_unsorted == ["total_samples", "metric", "variables", "view", "
         and (.inclusive > 0 and .inclusive <= 100) and (.exclusive <= .inclusive)
         and (.access >= 0 and .access <= 100) and ((.read + .write - .access) | fabs < 1e-9)
         and (.decl | test(":[0-9]+$")) and (.samples | type == "number"))
-    and ([.variables[].inclusive] == ([.variables[].inclusive] | sort | reverse))'
+    and ([.variables[].inclusive] == ([.variables[].inclusive] | sort | reverse))
+    and .temporaries_not_listed == 0'
 check kinds "$(var '"main"' data).kind == \"local\" and $(var '"foo"' i).kind == \"local\"
     and $(var '"main"' data).type == \"int[10]\" and ($(var '"main"' data).decl | endswith(\"fig33.c:21\"))"
 expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --format json \
@@ -143,7 +156,8 @@ ok fields
 build pthread_struct "$SRC/test/pass/pthread_struct.c" O0 -pthread
 echo 'main@29;worker@13 3' >pthread.folded
 echo 'main@29;worker@14 1' >>pthread.folded
-expect_status 0 "$PPW_BLAME" report --folded pthread.folded --binary pthread_struct --format json
+expect_status 0 "$PPW_BLAME" report --folded pthread.folded --binary pthread_struct --format json \
+    --temporaries
 check pthread "$(var '"main"' jobs).inclusive == 100 and
     $(var '"main"' 'jobs[].result').inclusive == 100 and $(var '"main"' 'jobs[].result').exclusive == 25
     and ([$(var '"worker"' 'arg->result')] | length == 0) and $(var '"worker"' s).inclusive == 75
@@ -370,11 +384,14 @@ context=$("$JQ" -r '.variables[0].context' out.txt)
 expect_status 0 "$PPW_BLAME" report --folded wide.folded --binary wide --top 1
 [ "$(joined)" = "$context" ] || fail "wide: the text context '$(joined)' is not '$context'"
 ! grep -q '^ *in \.\.\.' out.txt || fail "wide: a context was cut: $(cat out.txt)"
-expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0 --temporaries
 width_ok report
 grep -q '^ 100.0   33.3         3         -  data  *local  *int\[10\]  *fig33.c:21$' out.txt ||
     fail "report text row of data: $(cat out.txt)"
 grep -q '^ *in main > foo$' out.txt || fail "report text context line"
+expect_status 0 "$PPW_BLAME" report --folded fig33.folded --binary fig33_O0
+grep -q '^note: 2 scalar locals of called functions not listed (--temporaries)$' out.txt &&
+    ! grep -q '^ *in main > foo$' out.txt || fail "report text without temporaries: $(cat out.txt)"
 ok text
 
 # ---- errors ----

@@ -14,7 +14,7 @@
 
 static const char usage[] =
     "usage: ppw-blame report [DIR...] [--top N] [--view blame|exclusive|access]\n"
-    "                        [--blame-point FN]\n"
+    "                        [--blame-point FN] [--temporaries]\n"
     "                        [--format text|tsv|csv|json] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R]\n"
     "       ppw-blame report --folded FILE --binary BIN [options]\n\n"
@@ -36,6 +36,9 @@ static const char usage[] =
     "                     or access (reads and writes); JSON carries all three\n"
     "  --exclusive        the same as --view exclusive\n"
     "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
+    "  --temporaries      also list the scalar locals (numbers, pointers) of the\n"
+    "                     functions the blame point calls; by default their blame\n"
+    "                     shows on the data they compute\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
     "  --rank R           a job directory (all MPI ranks): only rank R's samples\n"
     "  --format FORMAT    text (default), tsv, csv or json\n"
@@ -55,7 +58,7 @@ struct report {
     const struct ppw_blame_result *r;
     const char *blame_point, *view_name;
     enum report_view view;
-    bool exclusive;
+    bool exclusive, temporaries;
     size_t shown, listed;
 };
 
@@ -141,6 +144,10 @@ static void text_header(FILE *out, const struct report *p)
             }
         putc('\n', out);
     }
+    if (r->temporaries)
+        fprintf(out,
+                "note: %zu scalar local%s of called functions not listed (--temporaries)\n",
+                r->temporaries, r->temporaries == 1 ? "" : "s");
     if (!p->shown) {
         fputs(p->view == REPORT_ACCESS ? "\nno variable is accessed\n"
                                        : "\nno variable is blamed\n",
@@ -312,7 +319,7 @@ static void print_report(FILE *out, const struct report *p)
             fprintf(out, "%s\"%s\":", c ? "," : "", keys[c]);
             json_double(out, r->unaccessed[c]);
         }
-        fputs("}}}\n", out);
+        fprintf(out, "}},\"temporaries_not_listed\":%zu}\n", r->temporaries);
     } else if (p->o->fmt == VIEW_TEXT && p->shown < p->listed)
         fprintf(out, "(%zu more variable%s: --top 0 shows all)\n", p->listed - p->shown,
                 p->listed - p->shown == 1 ? "" : "s");
@@ -342,12 +349,13 @@ int cmd_report(int argc, char **argv)
     struct report p = {.o = &o};
     const struct cli_option options[] = {
         VIEW_OPTIONS(&o), {"--blame-point", &p.blame_point}, {"--view", &p.view_name}};
-    const struct cli_flag flags[] = {{"--exclusive", &p.exclusive}, {"--force", &o.force}};
+    const struct cli_flag flags[] = {
+        {"--exclusive", &p.exclusive}, {"--force", &o.force}, {"--temporaries", &p.temporaries}};
     struct view_input in = {0};
     struct ppw_blame_result *r = NULL;
     struct ppw_err err;
     ppw_err_clear(&err);
-    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 2, flags, 2, &err) ||
+    if (VIEW_PARSE(argc, argv, &o, options, VIEW_OPTION_COUNT + 2, flags, 3, &err) ||
         view_check_opts(&o, "report", 20, &err) || parse_view(&p, &err))
         return cli_fail(&err);
     if (o.help) {
@@ -359,7 +367,7 @@ int cmd_report(int argc, char **argv)
         size_t nstacks;
         const struct ppw_blame_stack *stacks = view_stacks(&in, &nstacks);
         struct ppw_blame_options bo = {
-            .blame_point = p.blame_point, .access = true};
+            .blame_point = p.blame_point, .access = true, .temporaries = p.temporaries};
         rc = ppw_blame_attribute(in.graph, stacks, nstacks, &bo, &r, &err);
     }
     if (!rc && p.view == REPORT_ACCESS && !r->access_data)
