@@ -1186,7 +1186,7 @@ static void best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *b
             }
 }
 
-/* A scalar local (a number, a pointer) of a function the blame point
+/* A scalar local (a number, an enum) of a function the blame point
  * called: a temporary of the data it computes, which holds its blame
  * (rule 11).  Locals of the outermost function are the program's own. */
 static bool is_temporary(const struct slot *slot, const struct ppw_static_var *v)

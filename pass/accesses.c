@@ -140,8 +140,10 @@ struct operand_walk {
 
 /* The memory the values computed at starts were loaded from, through data
  * edges and at most OPERAND_HOPS scalar locals (their writes' values), in
- * this function: a counted node's view ends the walk; calls and control do
- * not count (a call's result is the callee's business). */
+ * this function: a counted node's view ends the walk; control does not
+ * count.  A call's result is computed from its arguments and the memory
+ * its pointer arguments point to, as flows take it (`val %= D` after
+ * `val = mrg_get_uint(st)` reads the generator's state). */
 static void operand_memory(struct graph *graph, struct operand_walk *w,
                            const struct ppw_intvec *starts, struct ppw_intvec *vars)
 {
@@ -155,8 +157,6 @@ static void operand_memory(struct graph *graph, struct operand_walk *w,
     for (size_t next = 0; next < w->work.count && next < 4096; next++) {
         int v = w->work.items[next], h = w->hops[v];
         const struct vertex *vertex = &graph->vertices[v];
-        if (vertex->kind == VERTEX_CALL && next >= starts->count)
-            continue;
         if (vertex->kind == VERTEX_VIEW && vertex->node >= 0) {
             const struct ppw_node *node = &graph->memory.nodes[vertex->node];
             /* memory, or a scalar parameter the line itself computes with
@@ -184,6 +184,182 @@ static void operand_memory(struct graph *graph, struct operand_walk *w,
     }
 }
 
+/* A value stepped by a constant: `i + 1` of what load_of gives. */
+static int is_step_of(LLVMValueRef value, LLVMValueRef slot)
+{
+    if (!value || !LLVMIsAInstruction(value))
+        return 0;
+    LLVMOpcode opcode = LLVMGetInstructionOpcode(value);
+    if ((opcode != LLVMAdd && opcode != LLVMSub) || !LLVMIsAConstantInt(LLVMGetOperand(value, 1)))
+        return 0;
+    LLVMValueRef base = LLVMGetOperand(value, 0);
+    return base == slot || (LLVMIsALoadInst(base) && LLVMGetOperand(base, 0) == slot);
+}
+
+/* An induction variable: an integer local stepped by a constant (the
+ * pass runs before mem2reg: `store (load i) + 1, i`), or an integer phi so
+ * stepped. */
+static int is_induction(LLVMValueRef value)
+{
+    if (!value)
+        return 0;
+    if (LLVMIsAAllocaInst(value)) {
+        if (LLVMGetTypeKind(LLVMGetAllocatedType(value)) != LLVMIntegerTypeKind)
+            return 0;
+        int uses = 0;
+        for (LLVMUseRef use = LLVMGetFirstUse(value); use && uses < 64;
+             use = LLVMGetNextUse(use), uses++) {
+            LLVMValueRef user = LLVMGetUser(use);
+            if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == value &&
+                is_step_of(LLVMGetOperand(user, 0), value))
+                return 1;
+        }
+        return 0;
+    }
+    if (!LLVMIsAPHINode(value) || LLVMGetTypeKind(LLVMTypeOf(value)) != LLVMIntegerTypeKind)
+        return 0;
+    unsigned count = LLVMCountIncoming(value);
+    for (unsigned i = 0; i < count; i++)
+        if (is_step_of(LLVMGetIncomingValue(value, i), value))
+            return 1;
+    return 0;
+}
+
+/* The induction variable (its alloca or phi) an operand reads. */
+static LLVMValueRef induction_of(LLVMValueRef operand)
+{
+    if (is_induction(operand))
+        return operand;
+    if (operand && LLVMIsALoadInst(operand) && is_induction(LLVMGetOperand(operand, 0)))
+        return LLVMGetOperand(operand, 0);
+    return NULL;
+}
+
+/* Whether a compare decides a loop's exit: a branch on it leaves a
+ * natural loop. */
+static int is_exit_test(const struct graph *graph, LLVMValueRef compare)
+{
+    for (LLVMUseRef use = LLVMGetFirstUse(compare); use; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        if (!LLVMIsABranchInst(user))
+            continue;
+        int block = ppw_cfg_index(&graph->cfg, LLVMGetInstructionParent(user));
+        if (block >= 0 && graph->cfg.leaves_loop[block])
+            return 1;
+    }
+    return 0;
+}
+
+/* The induction variable a loop-control instruction steps or tests: its
+ * step (i + 1, and the store of it back), or a loop's exit test on it;
+ * not the other reads of it (`temp = i + 3`, `if (i != j)`). */
+static LLVMValueRef controlled_induction(const struct graph *graph, LLVMValueRef inst)
+{
+    if (LLVMIsAPHINode(inst))
+        return is_induction(inst) ? inst : NULL;
+    LLVMOpcode opcode = LLVMGetInstructionOpcode(inst);
+    if (opcode == LLVMStore)
+        return is_induction(LLVMGetOperand(inst, 1)) &&
+                       is_step_of(LLVMGetOperand(inst, 0), LLVMGetOperand(inst, 1))
+                   ? LLVMGetOperand(inst, 1)
+                   : NULL;
+    if (opcode == LLVMAdd || opcode == LLVMSub) {
+        /* the step itself: stored back into the local, or the phi's next */
+        LLVMValueRef induction = induction_of(LLVMGetOperand(inst, 0));
+        if (!induction || !is_step_of(inst, induction))
+            return NULL;
+        for (LLVMUseRef use = LLVMGetFirstUse(inst); use; use = LLVMGetNextUse(use)) {
+            LLVMValueRef user = LLVMGetUser(use);
+            if (user == induction ||
+                (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == induction))
+                return induction;
+        }
+        return NULL;
+    }
+    if (opcode != LLVMICmp || !is_exit_test(graph, inst))
+        return NULL;
+    for (unsigned k = 0; k < 2; k++) {
+        LLVMValueRef operand = LLVMGetOperand(inst, k);
+        LLVMValueRef induction = induction_of(operand);
+        if (!induction && LLVMIsAInstruction(operand) &&
+            LLVMGetInstructionOpcode(operand) == LLVMAdd)
+            induction = induction_of(LLVMGetOperand(operand, 0));
+        if (induction)
+            return induction;
+    }
+    return NULL;
+}
+
+/* The variables whose memory the induction variable subscripts: GEPs
+ * taking it (through casts and arithmetic, 3 deep: acc[i & 7]) as an
+ * index. */
+static void indexed_memory(struct graph *graph, LLVMValueRef value, int depth,
+                           struct ppw_intvec *vars)
+{
+    int uses = 0;
+    for (LLVMUseRef use = LLVMGetFirstUse(value); use && uses < 64; use = LLVMGetNextUse(use)) {
+        LLVMValueRef user = LLVMGetUser(use);
+        uses++;
+        if (!LLVMIsAInstruction(user))
+            continue;
+        LLVMOpcode opcode = LLVMGetInstructionOpcode(user);
+        if (LLVMIsAAllocaInst(value)) { /* the induction local: its loads */
+            if (opcode == LLVMLoad)
+                indexed_memory(graph, user, depth, vars);
+            continue;
+        }
+        if (opcode == LLVMGetElementPtr) {
+            if (LLVMGetOperand(user, 0) == value)
+                continue; /* the induction variable is the base, not an index */
+            const struct ppw_intvec *targets = ppw_memory_targets(&graph->memory, user);
+            for (size_t t = 0; targets && t < targets->count; t++) {
+                int node = targets->items[t] / 2;
+                int var = register_like(graph, node) ? -1
+                                                     : ppw_graph_export_of(&graph->memory, node);
+                if (var >= 0)
+                    ppw_intvec_add_unique(vars, var);
+            }
+        } else if (depth < 3 && (opcode == LLVMSExt || opcode == LLVMZExt ||
+                                 opcode == LLVMTrunc || opcode == LLVMAdd ||
+                                 opcode == LLVMSub || opcode == LLVMMul || opcode == LLVMShl ||
+                                 opcode == LLVMOr || opcode == LLVMAnd)) {
+            indexed_memory(graph, user, depth + 1, vars);
+        }
+    }
+}
+
+/* Loop control on a line of its own (`for (j = lo; j < hi; j++)`: the
+ * step and the exit test) costs once per iteration: the whole line is
+ * charged to the memory the loop subscripts with that variable (`r[j]`),
+ * not to the bounds' memory, loaded once before the loop once optimised.
+ * Per source line without accesses (at[loc] not empty for its locations),
+ * the variables so subscripted: line_vars[lines(line) - 1]. */
+static void loop_control(struct graph *graph, const struct ppw_intvec *at,
+                         struct ppw_ptrmap *lines, struct ppw_ptrmap *files,
+                         struct ppw_intvec *line_vars)
+{
+    size_t line_count = 0;
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(graph->function); block;
+         block = LLVMGetNextBasicBlock(block))
+        for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst;
+             inst = LLVMGetNextInstruction(inst)) {
+            int vertex = ppw_ptrmap_get(&graph->inst_vertex, inst, 0) - 1;
+            int loc = vertex >= 0 ? graph->vertices[vertex].loc : -1;
+            if (loc < 0 || !at[loc].count)
+                continue;
+            LLVMValueRef induction = controlled_induction(graph, inst);
+            if (!induction)
+                continue;
+            const void *key = (const void *)(uintptr_t)line_key(&graph->locs[loc], files);
+            int slot = ppw_ptrmap_get(lines, key, 0) - 1;
+            if (slot < 0) {
+                slot = (int)line_count++;
+                ppw_ptrmap_put(lines, key, slot + 1);
+            }
+            indexed_memory(graph, induction, 0, &line_vars[slot]);
+        }
+}
+
 /* A line that loads and stores no memory of its own (arithmetic on values
  * in registers: `r2 += dr * dr`) reads the memory its operands were loaded
  * from (`dr = r[i][m] - r[j][m]`): one read per variable and location. */
@@ -204,6 +380,10 @@ static void add_operand_reads(struct graph *graph, struct ppw_result_func *out, 
             !ppw_ptrmap_get(&accessed_lines, (const void *)(uintptr_t)line_key(loc, &files), 0))
             ppw_intvec_push(&at_loc[vertex->loc], (int)v);
     }
+    /* at most one line per location */
+    struct ppw_ptrmap loop_lines = {0};
+    struct ppw_intvec *loop_vars = ppw_xcalloc(graph->loc_count + 1, sizeof *loop_vars);
+    loop_control(graph, at_loc, &loop_lines, &files, loop_vars);
     struct operand_walk walk = {ppw_xcalloc(graph->vertex_count + 1, sizeof *walk.round),
                                 ppw_xcalloc(graph->vertex_count + 1, sizeof *walk.hops), 0, {0}};
     struct ppw_intvec vars = {0};
@@ -211,7 +391,14 @@ static void add_operand_reads(struct graph *graph, struct ppw_result_func *out, 
         if (!at_loc[l].count)
             continue;
         vars.count = 0;
-        operand_memory(graph, &walk, &at_loc[l], &vars);
+        int line = ppw_ptrmap_get(
+                       &loop_lines, (const void *)(uintptr_t)line_key(&graph->locs[l], &files), 0) -
+                   1;
+        if (line >= 0 && loop_vars[line].count)
+            for (size_t k = 0; k < loop_vars[line].count; k++)
+                ppw_intvec_push(&vars, loop_vars[line].items[k]);
+        else
+            operand_memory(graph, &walk, &at_loc[l], &vars);
         for (size_t k = 0; k < vars.count; k++) {
             out->accesses = ppw_grow(out->accesses, &capacity, out->access_count + 1,
                                      sizeof *out->accesses, 16);
@@ -221,6 +408,10 @@ static void add_operand_reads(struct graph *graph, struct ppw_result_func *out, 
         ppw_intvec_free(&at_loc[l]);
     }
     free(at_loc);
+    for (size_t l = 0; l < graph->loc_count; l++)
+        ppw_intvec_free(&loop_vars[l]);
+    free(loop_vars);
+    ppw_ptrmap_free(&loop_lines);
     free(walk.round);
     free(walk.hops);
     ppw_intvec_free(&walk.work);

@@ -262,6 +262,9 @@ static void find_exit_tests(struct ppw_cfg *cfg)
             for (size_t b = 0; b < n; b++) {
                 if (!in_loop[b])
                     continue;
+                for (size_t k = 0; k < cfg->successors[b].count; k++)
+                    if (!in_loop[cfg->successors[b].items[k]])
+                        cfg->leaves_loop[b] = 1;
                 for (size_t c = 0; c < cfg->controllers[b].count; c++) {
                     int controller = cfg->controllers[b].items[c];
                     if (!in_loop[controller])
@@ -291,6 +294,7 @@ void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function)
     cfg->post_dominator = ppw_xcalloc(n + 1, sizeof *cfg->post_dominator);
     cfg->controllers = ppw_xcalloc(n + 1, sizeof *cfg->controllers);
     cfg->exit_test_controllers = ppw_xcalloc(n + 1, sizeof *cfg->exit_test_controllers);
+    cfg->leaves_loop = ppw_xcalloc(n + 1, 1);
     compute_post_dominators(cfg);
     /* B is control dependent on A when A has an edge to S, B post-dominates
      * S, and B does not strictly post-dominate A. */
@@ -323,6 +327,7 @@ void ppw_cfg_free(struct ppw_cfg *cfg)
     free(cfg->successors);
     free(cfg->controllers);
     free(cfg->exit_test_controllers);
+    free(cfg->leaves_loop);
     free(cfg->post_dominator);
     free(cfg->blocks);
     ppw_ptrmap_free(&cfg->block_index);

@@ -22,6 +22,7 @@ struct ppw_cfg {
      * a loop holding both, or the function (an early return); it decides
      * whether the block runs again or at all, not what the block computes */
     struct ppw_intvec *exit_test_controllers;
+    unsigned char *leaves_loop; /* per block: its branch leaves a natural loop holding it */
 };
 
 void ppw_cfg_build(struct ppw_cfg *cfg, LLVMValueRef function);

@@ -66,7 +66,7 @@ int ppw_dbgvar_is_array(LLVMMetadataRef type)
 int ppw_dbgvar_is_scalar(LLVMMetadataRef type)
 {
     unsigned tag = ppw_di_tag(ppw_dbgvar_strip(type));
-    return tag == TAG_BASE || tag == TAG_ENUMERATION || ppw_dbgvar_is_pointer(type);
+    return tag == TAG_BASE || tag == TAG_ENUMERATION;
 }
 
 LLVMMetadataRef ppw_dbgvar_element(LLVMMetadataRef type)

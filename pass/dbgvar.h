@@ -18,7 +18,8 @@ LLVMMetadataRef ppw_dbgvar_pointee(LLVMMetadataRef type);
 /* Element type of an array type, or the type itself when it is no array. */
 LLVMMetadataRef ppw_dbgvar_element(LLVMMetadataRef type);
 int ppw_dbgvar_is_array(LLVMMetadataRef type);
-/* A number, enum or pointer (after typedefs): one value, no parts. */
+/* A number or enum (after typedefs): one value, no parts, pointing at
+ * nothing (a pointer's row stands for the memory it points to). */
 int ppw_dbgvar_is_scalar(LLVMMetadataRef type);
 
 /* Finds the struct or union member containing byte `offset`, looking

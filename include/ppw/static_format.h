@@ -68,7 +68,7 @@ enum ppw_var_flag {
     PPW_VAR_PASSED_BY_REF = 1u << 4, /* its address is passed to a call: may become
                                         an exit through the callee (resolved by ppw-blame) */
     PPW_VAR_SSA = 1u << 5,           /* named by dbg.value only (no memory home) */
-    PPW_VAR_SCALAR = 1u << 6,        /* one value: a number, enum or pointer (1.3) */
+    PPW_VAR_SCALAR = 1u << 6,        /* one value: a number or enum (1.3) */
 };
 
 enum ppw_call_kind {

@@ -125,7 +125,11 @@ ok folded
 #    the sources (bandwidth.c: copy c<-a, scale b<-c, add c<-a+b, triad
 #    a<-b+c, the initialisation and the printf; lookup.c: table written at
 #    17 and read at 25, acc read and written and table read at 30, acc
-#    alone at 33 and 34): equal to the view to rounding.  Fails when an
+#    alone at 33 and 34), and each loop-control line's split equally among
+#    the arrays its loop subscripts with its variable (bandwidth.c 14, 20,
+#    26, 32 and 39; lookup.c 16: table, 19: acc[i & 7], 32: acc[k]; the
+#    search's `while (lo < hi)` steps no variable by a constant and
+#    accesses none): equal to the view to rounding.  Fails when an
 #    access is lost, is charged to the parameter instead of the array bound
 #    to it, or a line's sample is split otherwise.
 #  - blame: an array is blamed by every sample in the loop lines of the
@@ -138,10 +142,13 @@ ok folded
 #    the samples on lines 25 and 30 (checked below).
 # The runs need samples on each of those lines (else acc is not accessed
 # at all): a run without is repeated with four times the work, then skipped.
-bw_touch='{"15": ["c w", "a r"], "21": ["b w", "c r"], "27": ["c w", "a r", "b r"],
-    "33": ["a w", "b r", "c r"], "40": ["a w", "b w", "c w"], "47": ["a r", "b r", "c r"]}'
-lu_touch='{"17": ["table w"], "25": ["table r"], "30": ["acc r", "acc w", "table r"],
-    "33": ["acc r", "acc w", "acc r"], "34": ["acc r"]}'
+bw_touch='{"14": ["c r", "a r"], "15": ["c w", "a r"], "20": ["b r", "c r"], "21": ["b w", "c r"],
+    "26": ["c r", "a r", "b r"], "27": ["c w", "a r", "b r"], "32": ["a r", "b r", "c r"],
+    "33": ["a w", "b r", "c r"], "39": ["a r", "b r", "c r"], "40": ["a w", "b w", "c w"],
+    "47": ["a r", "b r", "c r"]}'
+lu_touch='{"16": ["table r"], "17": ["table w"], "19": ["acc r"], "25": ["table r"],
+    "30": ["acc r", "acc w", "table r"], "32": ["acc r"], "33": ["acc r", "acc w", "acc r"],
+    "34": ["acc r"]}'
 # selfs FILE: {line: self samples} of the program's own source lines
 selfs() {
     "$JQ" -c '[.lines[] | select(.file | test("(^|/)(bandwidth|lookup)\\.c$"))] | group_by(.line)

@@ -36,7 +36,7 @@ static const char usage[] =
     "                     or access (reads and writes); JSON carries all three\n"
     "  --exclusive        the same as --view exclusive\n"
     "  --blame-point FN   stop propagating blame at function FN (default: main)\n"
-    "  --temporaries      also list the scalar locals (numbers, pointers) of the\n"
+    "  --temporaries      also list the scalar locals (numbers, enums) of the\n"
     "                     functions the blame point calls; by default their blame\n"
     "                     shows on the data they compute\n"
     "  --thread T         only the samples of thread T (default: all threads)\n"
