@@ -290,9 +290,12 @@ static LLVMValueRef controlled_induction(const struct graph *graph, LLVMValueRef
     return NULL;
 }
 
+/* Steps from an induction variable to a subscript: casts, arithmetic
+ * (acc[i & 7]) and OpenMP's k = lb + .omp.iv * 1 stored into k. */
+enum { MAX_INDEX_DEPTH = 6 };
+
 /* The variables whose memory the induction variable subscripts: GEPs
- * taking it (through casts and arithmetic, 3 deep: acc[i & 7]) as an
- * index. */
+ * taking it as an index, MAX_INDEX_DEPTH steps away at most. */
 static void indexed_memory(struct graph *graph, LLVMValueRef value, int depth,
                            struct ppw_intvec *vars)
 {
@@ -308,6 +311,13 @@ static void indexed_memory(struct graph *graph, LLVMValueRef value, int depth,
                 indexed_memory(graph, user, depth, vars);
             continue;
         }
+        if (opcode == LLVMStore && LLVMGetOperand(user, 0) == value && depth < MAX_INDEX_DEPTH &&
+            LLVMIsAAllocaInst(LLVMGetOperand(user, 1))) {
+            /* an OpenMP loop's variable, set from the runtime's iteration
+             * counter (k = .omp.iv + lb): what k subscripts */
+            indexed_memory(graph, LLVMGetOperand(user, 1), depth + 1, vars);
+            continue;
+        }
         if (opcode == LLVMGetElementPtr) {
             if (LLVMGetOperand(user, 0) == value)
                 continue; /* the induction variable is the base, not an index */
@@ -319,7 +329,7 @@ static void indexed_memory(struct graph *graph, LLVMValueRef value, int depth,
                 if (var >= 0)
                     ppw_intvec_add_unique(vars, var);
             }
-        } else if (depth < 3 && (opcode == LLVMSExt || opcode == LLVMZExt ||
+        } else if (depth < MAX_INDEX_DEPTH && (opcode == LLVMSExt || opcode == LLVMZExt ||
                                  opcode == LLVMTrunc || opcode == LLVMAdd ||
                                  opcode == LLVMSub || opcode == LLVMMul || opcode == LLVMShl ||
                                  opcode == LLVMOr || opcode == LLVMAnd)) {
