@@ -268,17 +268,36 @@ static void contexts(struct attr *a, const struct ppw_blame_stack *st)
 {
     size_t top = st->nframes - 1;
     for (size_t i = st->nframes; i-- > 0;) {
-        if (a->func_of[i] >= 0 && strcmp(a->graph->funcs[a->func_of[i]].name, "main") == 0) {
+        if (a->func_of[i] >= 0 && a->is_main[a->func_of[i]]) {
             top = i;
             break;
         }
     }
+    if (!ppw_array_reserve(&a->prev_ctx_func, &a->prev_ctx_func_cap, st->nframes,
+                           sizeof *a->prev_ctx_func) ||
+        !ppw_array_reserve(&a->prev_ctx_node, &a->prev_ctx_node_cap, st->nframes,
+                           sizeof *a->prev_ctx_node)) {
+        a->oom = true;
+        return;
+    }
     uint32_t node = 0;
+    size_t depth = 0;
+    bool shared = true; /* the callers so far are the previous stack's */
     for (size_t i = st->nframes; i-- > 0;) {
-        if (i <= top && a->func_of[i] >= 0)
-            node = child_node(a, node, a->func_of[i]);
+        if (i <= top && a->func_of[i] >= 0) {
+            if (shared && depth < a->prev_ctx_len && a->prev_ctx_func[depth] == a->func_of[i]) {
+                node = a->prev_ctx_node[depth];
+            } else {
+                shared = false;
+                node = child_node(a, node, a->func_of[i]);
+                a->prev_ctx_func[depth] = a->func_of[i];
+                a->prev_ctx_node[depth] = node;
+            }
+            depth++;
+        }
         a->ctx_of[i] = i <= top ? node : 0;
     }
+    a->prev_ctx_len = depth;
 }
 
 /* ---- blame within a frame ---- */
@@ -1302,6 +1321,9 @@ static void attr_free(struct attr *a)
     free(a->ctx_table);
     free(a->func_of);
     free(a->ctx_of);
+    free(a->prev_ctx_func);
+    free(a->prev_ctx_node);
+    free(a->is_main);
     free(a->entries);
     free(a->done);
     ppw_attr_datum_free(a);
@@ -1320,8 +1342,11 @@ static void attr_free(struct attr *a)
 static bool attr_init(struct attr *a)
 {
     const struct ppw_static_graph *g = a->graph;
-    if (!(a->fs = calloc(g->func_count ? g->func_count : 1, sizeof *a->fs)))
+    if (!(a->fs = calloc(g->func_count ? g->func_count : 1, sizeof *a->fs)) ||
+        !(a->is_main = calloc(g->func_count ? g->func_count : 1, sizeof *a->is_main)))
         return false;
+    for (size_t i = 0; i < g->func_count; i++)
+        a->is_main[i] = strcmp(g->funcs[i].name, "main") == 0;
     for (size_t i = 0; i < g->func_count; i++)
         if (!index_name(a, g->funcs[i].name, i) || !index_name(a, g->funcs[i].linkage_name, i))
             return false;
@@ -1338,6 +1363,22 @@ void ppw_blame_result_free(struct ppw_blame_result *result)
         return;
     ppw_arena_free(result->arena);
     free(result);
+}
+
+/* Orders stacks by their frames from the outermost: callers first. */
+static int compare_callers(const void *x, const void *y)
+{
+    const struct ppw_blame_stack *a = *(const struct ppw_blame_stack *const *)x;
+    const struct ppw_blame_stack *b = *(const struct ppw_blame_stack *const *)y;
+    size_t i = a->nframes, j = b->nframes;
+    while (i && j) {
+        const struct ppw_blame_frame *fa = &a->frames[--i], *fb = &b->frames[--j];
+        if (fa->function != fb->function)
+            return (uintptr_t)fa->function < (uintptr_t)fb->function ? -1 : 1;
+        if (fa->line != fb->line)
+            return fa->line < fb->line ? -1 : 1;
+    }
+    return (i > j) - (i < j);
 }
 
 int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_blame_stack *stacks,
@@ -1363,17 +1404,28 @@ int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_b
                          a.blame_point, graph->path);
         goto out;
     }
-    for (size_t i = 0; i < nstacks && !a.oom; i++) {
-        r->total_samples += stacks[i].samples;
-        r->total_weight += stacks[i].weight;
+    /* Stacks with the same callers in a row share their contexts. */
+    const struct ppw_blame_stack **order = calloc(nstacks ? nstacks : 1, sizeof *order);
+    if (!order) {
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory attributing samples");
+        goto out;
+    }
+    for (size_t i = 0; i < nstacks; i++)
+        order[i] = &stacks[i];
+    qsort(order, nstacks, sizeof *order, compare_callers);
+    for (size_t k = 0; k < nstacks && !a.oom; k++) {
+        const struct ppw_blame_stack *st = order[k];
+        r->total_samples += st->samples;
+        r->total_weight += st->weight;
         if (options && options->stack_variable) {
-            a.stack_variable = &options->stack_variable[i];
+            a.stack_variable = &options->stack_variable[st - stacks];
             a.stack_variable_frame = NULL;
             *a.stack_variable = NULL;
         }
-        if (!attribute_stack(&a, &stacks[i]) && !a.oom)
-            r->unattributed += stacks[i].samples;
+        if (!attribute_stack(&a, st) && !a.oom)
+            r->unattributed += st->samples;
     }
+    free(order);
     r->access_samples = a.access_samples;
     memcpy(r->unblamed, a.unblamed, sizeof r->unblamed);
     memcpy(r->unaccessed, a.unaccessed, sizeof r->unaccessed);

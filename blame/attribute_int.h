@@ -205,6 +205,12 @@ struct attr {
     /* scratch for one stack */
     int32_t *func_of; /* per frame: function index, -1 none */
     uint32_t *ctx_of; /* per frame: context node */
+    /* the previous stack's user frames from the outermost, and their
+     * contexts: a stack sharing its callers reuses them (contexts()) */
+    int32_t *prev_ctx_func;
+    uint32_t *prev_ctx_node;
+    size_t prev_ctx_len, prev_ctx_func_cap, prev_ctx_node_cap;
+    bool *is_main; /* per function: named main (the contexts' root) */
     size_t func_of_cap, ctx_of_cap;
     struct entry *entries;
     size_t nentries, entries_cap;
