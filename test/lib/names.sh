@@ -5,7 +5,9 @@
 # source_names_only BLAME RUN BINARY: every view and export of run RUN, in
 # every format, names no compiler-made function (omp_outlined, _debug__,
 # .omp_task_entry.) and no frame of libppw (the functions the run's dump
-# finds in libppw's module; `ppw-blame intrusion` reports their cost).  The
+# finds in libppw's module, less _init and _fini, which every shared
+# object has and a library frame of another may show; `ppw-blame
+# intrusion` reports their cost).  The
 # folded export with locations is the one exception: `report --folded`
 # needs its linkage names to attribute the samples again.  Leaves in
 # names_ppw the libppw functions sampled, '|'-separated.  Every variable
@@ -14,7 +16,8 @@ source_names_only() {
     names_blame=$1 names_run=$2 names_bin=$3
     names_ppw=$("$names_blame" dump "$names_run" --what samples --format json |
         "${JQ:-jq}" -r '[.samples[].glued[] | select(.module // "" | test("/libppw[^/]*$"))
-            | .function, .source[].function | select(. != null)] | unique | .[]' | tr '\n' '|')
+            | .function, .source[].function | select(. != null)]
+            | unique - ["_init", "_fini"] | .[]' | tr '\n' '|')
     names_ppw=${names_ppw%|}
     # and the source files of libppw's frames, which `lines` never lists
     "$names_blame" dump "$names_run" --what samples --format json |
