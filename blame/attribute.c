@@ -69,14 +69,14 @@ bool ppw_attr_same_file(const char *a, const char *b)
 
 /* The function a frame is in: among several of that name (static functions
  * of different units), one with a graph whose file matches the frame's. */
-static int32_t resolve(const struct attr *a, const struct ppw_blame_frame *frame)
+static int32_t resolve_uncached(const struct attr *a, const struct ppw_blame_frame *frame)
 {
-    if (!frame->function)
-        return -1;
     struct ppw_strmap_entry *e = ppw_strmap_find(&a->names, frame->function);
     if (!e)
         return -1;
     const struct name_list *list = &a->lists[e->value];
+    if (list->count == 1)
+        return (int32_t)list->funcs[0];
     int32_t best = (int32_t)list->funcs[0];
     int best_score = -1;
     for (size_t i = 0; i < list->count; i++) {
@@ -86,6 +86,21 @@ static int32_t resolve(const struct attr *a, const struct ppw_blame_frame *frame
             best = (int32_t)list->funcs[i], best_score = score;
     }
     return best;
+}
+
+/* resolve_uncached, remembered by the frame's name and file pointers (the
+ * readers intern them: a stack's frames repeat across stacks). */
+static int32_t resolve(struct attr *a, const struct ppw_blame_frame *frame)
+{
+    if (!frame->function)
+        return -1;
+    uint64_t h = ppw_attr_mix((uint64_t)(uintptr_t)frame->function ^
+                              (uint64_t)(uintptr_t)frame->file << 1);
+    struct resolved *r = &a->resolved[h & (RESOLVED_SLOTS - 1)];
+    if (r->function != frame->function || r->file != frame->file) {
+        *r = (struct resolved){frame->function, frame->file, resolve_uncached(a, frame)};
+    }
+    return r->func;
 }
 
 /* ---- per-function state ---- */
@@ -225,7 +240,7 @@ static bool grow_nodes(struct attr *a)
     if ((a->nnodes + 1) * 2 <= a->node_table_cap)
         return true;
     size_t cap = a->node_table_cap ? a->node_table_cap * 2 : 1024;
-    uint32_t *table = calloc(cap, sizeof *table);
+    struct node_ref *table = calloc(cap, sizeof *table);
     if (!table)
         return false;
     free(a->node_table);
@@ -233,9 +248,9 @@ static bool grow_nodes(struct attr *a)
     a->node_table_cap = cap;
     for (size_t i = 1; i < a->nnodes; i++) {
         size_t k = (size_t)node_hash(a->nodes[i].parent, a->nodes[i].func) & (cap - 1);
-        while (table[k])
+        while (table[k].id)
             k = (k + 1) & (cap - 1);
-        table[k] = (uint32_t)i + 1;
+        table[k] = (struct node_ref){a->nodes[i].parent, a->nodes[i].func, (uint32_t)i + 1};
     }
     return true;
 }
@@ -252,13 +267,11 @@ static uint32_t child_node(struct attr *a, uint32_t parent, int32_t func)
     }
     size_t mask = a->node_table_cap - 1;
     size_t k = (size_t)node_hash(parent, func) & mask;
-    for (; a->node_table[k]; k = (k + 1) & mask) {
-        const struct ctx_node *n = &a->nodes[a->node_table[k] - 1];
-        if (n->parent == parent && n->func == func)
-            return a->node_table[k] - 1;
-    }
+    for (; a->node_table[k].id; k = (k + 1) & mask)
+        if (a->node_table[k].parent == parent && a->node_table[k].func == func)
+            return a->node_table[k].id - 1;
     a->nodes[a->nnodes] = (struct ctx_node){parent, func, NULL};
-    a->node_table[k] = (uint32_t)++a->nnodes;
+    a->node_table[k] = (struct node_ref){parent, func, (uint32_t)++a->nnodes};
     return (uint32_t)(a->nnodes - 1);
 }
 

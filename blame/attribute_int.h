@@ -170,6 +170,13 @@ struct slot {
     bool outermost;    /* declared, in some stack, in the outermost frame's source function */
 };
 
+/* An index entry of the context trie: its key, and 1 + node (0 empty). */
+struct node_ref {
+    uint32_t parent;
+    int32_t func;
+    uint32_t id;
+};
+
 /* Calling-context trie: node 0 is the empty path. */
 struct ctx_node {
     uint32_t parent;
@@ -180,6 +187,13 @@ struct ctx_node {
 struct name_list {
     size_t *funcs;
     size_t count, cap;
+};
+
+/* A direct-mapped cache of resolve(): frame name and file -> function. */
+enum { RESOLVED_SLOTS = 4096 };
+struct resolved {
+    const char *function, *file;
+    int32_t func;
 };
 
 struct attr {
@@ -197,7 +211,7 @@ struct attr {
     size_t nslots, slots_cap;
     struct ctx_node *nodes;
     size_t nnodes, nodes_cap;
-    uint32_t *node_table; /* open addressing over nodes: 1 + node, 0 empty */
+    struct node_ref *node_table; /* open addressing over nodes, keys inline */
     size_t node_table_cap;
     struct ctx_ref *ctx_table; /* open addressing over every slot's contexts */
     size_t ctx_table_cap, nctx_refs;
@@ -211,6 +225,7 @@ struct attr {
     uint32_t *prev_ctx_node;
     size_t prev_ctx_len, prev_ctx_func_cap, prev_ctx_node_cap;
     bool *is_main; /* per function: named main (the contexts' root) */
+    struct resolved resolved[RESOLVED_SLOTS];
     size_t func_of_cap, ctx_of_cap;
     struct entry *entries;
     size_t nentries, entries_cap;
