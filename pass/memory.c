@@ -197,7 +197,7 @@ static int field_at(struct ppw_memory *memory, int node, int indexed, LLVMMetada
     return ppw_memory_field(memory, node, name, indexed, *member_type);
 }
 
-/* The name the source gives the array of pointers `node` is: its field
+/* The name the source gives the array of pointers `node`: its field
  * or variable name ("vectors" for the memory level->vectors points to). */
 static const char *array_name(const struct ppw_memory *memory, int node)
 {
