@@ -8,6 +8,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -184,6 +185,20 @@ int ppw_elf_each_section(struct ppw_elf *elf, const char *name,
     return 0;
 }
 
+/* The first section named name, or NULL. */
+static Elf_Scn *find_section_named(struct ppw_elf *elf, const char *name, GElf_Shdr *shdr)
+{
+    Elf_Scn *scn = NULL;
+    while ((scn = elf_nextscn(elf->elf, scn)) != NULL) {
+        const char *scn_name;
+        if (gelf_getshdr(scn, shdr) &&
+            (scn_name = elf_strptr(elf->elf, elf->shstrndx, shdr->sh_name)) &&
+            strcmp(scn_name, name) == 0)
+            return scn;
+    }
+    return NULL;
+}
+
 /* The first section of type `type`, or NULL. */
 static Elf_Scn *find_section_of_type(struct ppw_elf *elf, uint32_t type, GElf_Shdr *shdr)
 {
@@ -227,6 +242,111 @@ int ppw_elf_each_function(struct ppw_elf *elf,
         if (!name || !name[0])
             continue;
         int rc = visit(ctx, name, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info));
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static uint64_t read_le(const unsigned char *p, size_t n);
+
+/* x86-64's .plt.got: stubs (8 bytes, 16 with IBT) for functions whose
+ * address is also taken, each `jmp *slot(%rip)` through a GOT slot that a
+ * .rela.dyn relocation names.  Visits "name@plt" for each. */
+static int each_plt_got_stub(struct ppw_elf *elf,
+                             int (*visit)(void *ctx, const char *name, uint64_t addr,
+                                          uint64_t size),
+                             void *ctx)
+{
+    GElf_Shdr got_hdr, rela_hdr, dynsym_hdr;
+    Elf_Scn *got = find_section_named(elf, ".plt.got", &got_hdr);
+    Elf_Scn *rela = find_section_named(elf, ".rela.dyn", &rela_hdr);
+    if (!got || !rela || got_hdr.sh_type == SHT_NOBITS || rela_hdr.sh_type != SHT_RELA ||
+        !rela_hdr.sh_entsize)
+        return 0;
+    Elf_Scn *dynsym = elf_getscn(elf->elf, rela_hdr.sh_link);
+    Elf_Data *code = elf_getdata(got, NULL), *relocs = elf_getdata(rela, NULL);
+    Elf_Data *syms = dynsym ? elf_getdata(dynsym, NULL) : NULL;
+    if (!code || !code->d_buf || !relocs || !syms || !gelf_getshdr(dynsym, &dynsym_hdr))
+        return 0;
+    uint64_t entry = got_hdr.sh_entsize ? got_hdr.sh_entsize : 8;
+    size_t relocations = rela_hdr.sh_size / rela_hdr.sh_entsize;
+    const unsigned char *bytes = code->d_buf;
+    for (uint64_t at = 0; at + entry <= code->d_size; at += entry) {
+        uint64_t jump = at; /* the jmp, after an endbr64 */
+        while (jump + 6 <= at + entry && !(bytes[jump] == 0xff && bytes[jump + 1] == 0x25))
+            jump++;
+        if (jump + 6 > at + entry)
+            continue;
+        int32_t displacement = (int32_t)read_le(bytes + jump + 2, 4);
+        uint64_t slot = got_hdr.sh_addr + jump + 6 + (uint64_t)(int64_t)displacement;
+        for (size_t i = 0; i < relocations && i <= INT_MAX; i++) {
+            GElf_Rela r;
+            GElf_Sym sym;
+            const char *name;
+            if (!gelf_getrela(relocs, (int)i, &r) || r.r_offset != slot)
+                continue;
+            if (GELF_R_SYM(r.r_info) && gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) &&
+                (name = elf_strptr(elf->elf, dynsym_hdr.sh_link, sym.st_name)) && name[0]) {
+                char stub_name[300];
+                snprintf(stub_name, sizeof stub_name, "%s@plt", name);
+                int rc = visit(ctx, stub_name, got_hdr.sh_addr + at, entry);
+                if (rc)
+                    return rc;
+            }
+            break;
+        }
+    }
+    return 0;
+}
+
+int ppw_elf_each_plt_stub(struct ppw_elf *elf,
+                          int (*visit)(void *ctx, const char *name, uint64_t addr, uint64_t size),
+                          void *ctx)
+{
+    /* Stubs are 16 bytes; a lazy .plt starts with a header (PLT0) of 16
+     * bytes on x86-64, 32 on AArch64; .plt.sec (IBT) has none. */
+    GElf_Ehdr ehdr;
+    if (!gelf_getehdr(elf->elf, &ehdr))
+        return 0;
+    uint64_t header = ehdr.e_machine == EM_X86_64 ? 16 : ehdr.e_machine == EM_AARCH64 ? 32 : 0;
+    const uint64_t stub = 16;
+    GElf_Shdr rela_hdr, plt_hdr, dynsym_hdr;
+    if (ehdr.e_machine == EM_X86_64) {
+        int rc = each_plt_got_stub(elf, visit, ctx);
+        if (rc)
+            return rc;
+    }
+    Elf_Scn *rela = find_section_named(elf, ".rela.plt", &rela_hdr);
+    Elf_Scn *plt = find_section_named(elf, ".plt.sec", &plt_hdr);
+    if (plt) {
+        header = 0;
+    } else {
+        if (!header)
+            return 0; /* a machine whose PLT layout this does not know */
+        plt = find_section_named(elf, ".plt", &plt_hdr);
+    }
+    if (!rela || !plt || rela_hdr.sh_type != SHT_RELA || !rela_hdr.sh_entsize)
+        return 0;
+    Elf_Scn *dynsym = elf_getscn(elf->elf, rela_hdr.sh_link);
+    Elf_Data *relocs = elf_getdata(rela, NULL), *syms = dynsym ? elf_getdata(dynsym, NULL) : NULL;
+    if (!relocs || !syms || !gelf_getshdr(dynsym, &dynsym_hdr))
+        return 0;
+    size_t count = rela_hdr.sh_size / rela_hdr.sh_entsize;
+    for (size_t i = 0; i < count && i <= INT_MAX; i++) {
+        uint64_t addr = plt_hdr.sh_addr + header + i * stub;
+        GElf_Rela r;
+        GElf_Sym sym;
+        if (addr + stub > plt_hdr.sh_addr + plt_hdr.sh_size || !gelf_getrela(relocs, (int)i, &r))
+            break;
+        const char *name = NULL;
+        if (GELF_R_SYM(r.r_info) && gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+            name = elf_strptr(elf->elf, dynsym_hdr.sh_link, sym.st_name);
+        if (!name || !name[0])
+            continue; /* an IRELATIVE slot: no name */
+        char stub_name[300];
+        snprintf(stub_name, sizeof stub_name, "%s@plt", name);
+        int rc = visit(ctx, stub_name, addr, stub);
         if (rc)
             return rc;
     }

@@ -38,6 +38,15 @@ int ppw_elf_each_function(struct ppw_elf *elf,
                                        unsigned binding),
                           void *ctx, const char **table, struct ppw_err *err);
 
+/* Calls visit with the name ("free@plt") and link-time address of each
+ * PLT stub, from .rela.plt and .plt.sec or .plt (x86-64 and AArch64
+ * layouts; nothing on other machines or without those sections).  A
+ * sample in a stub would otherwise take the name of the symbol before it,
+ * the ELF _init.  Stops at the first nonzero code from visit. */
+int ppw_elf_each_plt_stub(struct ppw_elf *elf,
+                          int (*visit)(void *ctx, const char *name, uint64_t addr, uint64_t size),
+                          void *ctx);
+
 /* The link-time start addresses of the functions .eh_frame_hdr's search
  * table covers (every function with unwind information), sorted, in a
  * malloc'd array (NULL when count is 0).  *count is 0 when the file has no

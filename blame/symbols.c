@@ -7,6 +7,7 @@
 #include "symbols.h"
 
 #include <elf.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -180,6 +181,24 @@ static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size,
     return 0;
 }
 
+/* A PLT stub, named as perf and gdb do ("free@plt"): kept whole, and
+ * ranked below any symbol at its address. */
+static int add_plt_stub(void *ctx, const char *name, uint64_t addr, uint64_t size)
+{
+    struct ppw_symbol_files *files = ((struct add_ctx *)ctx)->files;
+    struct module_syms *m = ((struct add_ctx *)ctx)->m;
+    if (m->count == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 256;
+        struct sym *grown = realloc(m->syms, cap * sizeof *grown);
+        if (!grown)
+            return PPW_ENOMEM;
+        m->syms = grown;
+        m->cap = cap;
+    }
+    m->syms[m->count++] = (struct sym){addr, size, keepf(files, "%s", name), UINT_MAX};
+    return 0;
+}
+
 static int compare_sym(const void *a, const void *b)
 {
     const struct sym *x = a, *y = b;
@@ -265,6 +284,10 @@ static void read_module(struct ppw_symbol_files *files, struct module_syms *m,
     m->file = m->path;
     if (!m->table || strcmp(m->table, ".symtab") != 0)
         load_debug_file(files, m);
+    if (m->table && (rc = ppw_elf_each_plt_stub(elf, add_plt_stub, &ctx)) != 0) {
+        m->error = "out of memory";
+        return;
+    }
     if (!m->table)
         m->error = keepf(files, "%s: no symbol table", m->path);
     if (ppw_elf_function_starts(elf, &m->starts, &m->start_count, &err) != 0)

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <math.h>
 #include <stdio.h>
@@ -458,6 +459,84 @@ static void expect_starts(const unsigned char *hdr, size_t size, int code, size_
                 (unsigned long long)starts[1]);
     free(starts);
     ppw_elf_close(elf);
+}
+
+/* The PLT stubs of this test program, as ppw_elf_each_plt_stub finds
+ * them, checked against the code they name (x86-64): each starts with
+ * `jmp *slot(%rip)` (after an endbr64 with IBT), and its GOT slot holds
+ * the named function's address once bound, or points back into the stub
+ * itself before the first call (lazy binding).  A stub shifted by one,
+ * or named after its neighbour, fails. */
+struct plt_stubs {
+    uint64_t bias, free_addr;
+    size_t count, checked;
+    int bad;
+};
+
+static int note_stub(void *ctx, const char *name, uint64_t addr, uint64_t size)
+{
+    struct plt_stubs *stubs = ctx;
+    size_t length = strlen(name);
+    stubs->count++;
+    stubs->bad |= (size != 8 && size != 16) || length < 5 || strcmp(name + length - 4, "@plt") != 0;
+    if (strcmp(name, "free@plt") == 0)
+        stubs->free_addr = addr;
+#if defined(__x86_64__)
+    const unsigned char *stub = (const unsigned char *)(uintptr_t)(stubs->bias + addr);
+    const unsigned char *code = stub;
+    if (code[0] == 0xf3 && code[1] == 0x0f && code[2] == 0x1e && code[3] == 0xfa)
+        code += 4;
+    if (code[0] == 0xf2) /* bnd jmp */
+        code++;
+    if (code[0] != 0xff || code[1] != 0x25) {
+        stubs->bad = 1;
+        return 0;
+    }
+    int32_t displacement;
+    memcpy(&displacement, code + 2, sizeof displacement);
+    void *target = *(void *const *)(code + 6 + displacement);
+    char symbol[256];
+    snprintf(symbol, sizeof symbol, "%.*s", (int)(length - 4), name);
+    void *named = dlsym(RTLD_DEFAULT, symbol);
+    bool lazy = (const unsigned char *)target > stub &&
+                (const unsigned char *)target < stub + size;
+    if (named && !lazy) {
+        stubs->checked++;
+        stubs->bad |= target != named;
+    }
+#endif
+    return 0;
+}
+
+static void test_plt_stubs(void)
+{
+    struct sample_run sr;
+    if (!build(&sr, 0))
+        return;
+    free(malloc(1)); /* free's slot is bound now */
+    struct ppw_elf *elf = NULL;
+    struct ppw_err err;
+    struct plt_stubs stubs = {.bias = sr.exe.bias};
+    if (ppw_elf_open(sr.exe.path, &elf, &err) != 0) {
+        FAIL_AT("cannot open %s: %s", sr.exe.path, err.message);
+        sample_run_free(&sr);
+        return;
+    }
+    CHECK_INT(ppw_elf_each_plt_stub(elf, note_stub, &stubs), 0);
+    ppw_elf_close(elf);
+    CHECK(stubs.count > 0 && !stubs.bad && stubs.free_addr != 0);
+#if defined(__x86_64__)
+    CHECK(stubs.checked > 0);
+#endif
+    /* and a sample there is named after it, not after the symbol before */
+    write_run(&sr, "plt");
+    struct ppw_run *run = LOAD_OK();
+    struct ppw_symbols *syms = NULL;
+    if (run && stubs.free_addr && ppw_symbols_new(run, NULL, &syms, &err) == 0)
+        expect_function(syms, sr.exe.bias + stubs.free_addr + 2, true, "free@plt", __LINE__);
+    ppw_symbols_free(syms);
+    ppw_run_free(run);
+    sample_run_free(&sr);
 }
 
 static void test_function_starts(void)
@@ -1166,6 +1245,7 @@ int main(int argc, char **argv)
     RUN(test_spawn_defined_twice);
     RUN(test_symbols);
     RUN(test_symbols_build_id_mismatch);
+    RUN(test_plt_stubs);
     RUN(test_function_starts);
     RUN(test_check_binary);
     RUN(test_truncated);
