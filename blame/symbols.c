@@ -163,10 +163,8 @@ struct add_ctx {
     struct module_syms *m;
 };
 
-static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size, unsigned binding)
+static int push_symbol(struct module_syms *m, struct sym sym)
 {
-    struct ppw_symbol_files *files = ((struct add_ctx *)ctx)->files;
-    struct module_syms *m = ((struct add_ctx *)ctx)->m;
     if (m->count == m->cap) {
         size_t cap = m->cap ? 2 * m->cap : 256;
         struct sym *grown = realloc(m->syms, cap * sizeof *grown);
@@ -175,28 +173,24 @@ static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size,
         m->syms = grown;
         m->cap = cap;
     }
-    /* A static symbol table names versioned definitions "name@@VERSION". */
-    const char *copy = keepf(files, "%.*s", (int)strcspn(name, "@"), name);
-    m->syms[m->count++] = (struct sym){addr, size, copy, symbol_rank(name, binding)};
+    m->syms[m->count++] = sym;
     return 0;
+}
+
+static int add_symbol(void *ctx, const char *name, uint64_t addr, uint64_t size, unsigned binding)
+{
+    struct add_ctx *add = ctx;
+    /* A static symbol table names versioned definitions "name@@VERSION". */
+    const char *copy = keepf(add->files, "%.*s", (int)strcspn(name, "@"), name);
+    return push_symbol(add->m, (struct sym){addr, size, copy, symbol_rank(name, binding)});
 }
 
 /* A PLT stub, named as perf and gdb do ("free@plt"): kept whole, and
  * ranked below any symbol at its address. */
 static int add_plt_stub(void *ctx, const char *name, uint64_t addr, uint64_t size)
 {
-    struct ppw_symbol_files *files = ((struct add_ctx *)ctx)->files;
-    struct module_syms *m = ((struct add_ctx *)ctx)->m;
-    if (m->count == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 256;
-        struct sym *grown = realloc(m->syms, cap * sizeof *grown);
-        if (!grown)
-            return PPW_ENOMEM;
-        m->syms = grown;
-        m->cap = cap;
-    }
-    m->syms[m->count++] = (struct sym){addr, size, keepf(files, "%s", name), UINT_MAX};
-    return 0;
+    struct add_ctx *add = ctx;
+    return push_symbol(add->m, (struct sym){addr, size, keepf(add->files, "%s", name), UINT_MAX});
 }
 
 static int compare_sym(const void *a, const void *b)
