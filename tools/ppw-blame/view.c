@@ -215,12 +215,47 @@ static int note_ranks(struct view_input *in, const struct ppw_job *job, const ch
     return count ? view_note(in, line, err) : 0;
 }
 
-static int load_job(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
+void view_add_glue(struct ppw_glue_stats *to, const struct ppw_glue_stats *from)
 {
-    struct ppw_job *job = NULL;
+    to->samples += from->samples;
+    to->glue_errors += from->glue_errors;
+    to->truncated += from->truncated;
+    to->without_lines += from->without_lines;
+}
+
+int view_check_first_binary(const struct view_opts *o, const struct ppw_job_rank *first,
+                            struct view_input *in, struct ppw_err *err)
+{
     struct ppw_run *run = NULL;
     struct ppw_symbols *syms = NULL;
     struct ppw_lines *lines = NULL;
+    int rc = 0;
+    if (!o->binary && !first->exe)
+        rc = ppw_err_set(err, PPW_ENOTFOUND,
+                         "%s: the run does not name its executable: give --binary BIN", first->dir);
+    if (!rc && (!(in->binary = strdup(o->binary ? o->binary : first->exe)) ||
+                !(in->build_id = strdup(first->build_id)) ||
+                (first->exe && !(in->exe = strdup(first->exe)))))
+        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    if (!rc)
+        rc = ppw_run_load_merged(first->dir, &run, err);
+    if (!rc)
+        rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &syms, err);
+    if (!rc)
+        rc = ppw_lines_new(syms, &lines, err);
+    if (!rc)
+        rc = view_check_binary(o, run, in, lines, err);
+    if (!rc)
+        view_run_metric(run, in);
+    ppw_lines_free(lines);
+    ppw_symbols_free(syms);
+    ppw_run_free(run);
+    return rc;
+}
+
+static int load_job(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
+{
+    struct ppw_job *job = NULL;
     const struct ppw_job_rank *first = NULL, *other = NULL;
     int rc = ppw_job_scan(in->source, &job, err);
     if (!rc)
@@ -239,24 +274,9 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
                          other->rank, other->build_id[0] ? other->build_id : "none");
     if (!rc && other)
         rc = view_note(in, "warning: the ranks come from different binaries (--force)", err);
-    if (!rc && !o->binary && !first->exe)
-        rc = ppw_err_set(err, PPW_ENOTFOUND,
-                         "%s: the run does not name its executable: give --binary BIN", first->dir);
-    if (!rc && (!(in->binary = strdup(o->binary ? o->binary : first->exe)) ||
-                !(in->build_id = strdup(first->build_id)) ||
-                (first->exe && !(in->exe = strdup(first->exe)))))
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     /* The binary is checked against the first rank read. */
     if (!rc)
-        rc = ppw_run_load_merged(first->dir, &run, err);
-    if (!rc)
-        rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &syms, err);
-    if (!rc)
-        rc = ppw_lines_new(syms, &lines, err);
-    if (!rc)
-        rc = view_check_binary(o, run, in, lines, err);
-    if (!rc)
-        view_run_metric(run, in);
+        rc = view_check_first_binary(o, first, in, err);
     if (!rc)
         rc = ppw_job_merge(job, in->stacks, err);
     size_t nthreads = 0;
@@ -280,10 +300,7 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
                 in->threads[in->nthreads++] =
                     r->rank * PPW_JOB_RANK_SHIFT +
                     (r->threads[t] < PPW_JOB_RANK_SHIFT ? r->threads[t] : PPW_JOB_RANK_SHIFT - 1);
-            in->glue.samples += r->glue.samples;
-            in->glue.glue_errors += r->glue.glue_errors;
-            in->glue.truncated += r->glue.truncated;
-            in->glue.without_lines += r->glue.without_lines;
+            view_add_glue(&in->glue, &r->glue);
         }
         rc = note_ranks(in, job, "warning: ranks missing (no run directory)", 0, err);
     }
@@ -298,9 +315,6 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
                      job->ranks[i].err.message);
             rc = view_note(in, line, err);
         }
-    ppw_lines_free(lines);
-    ppw_symbols_free(syms);
-    ppw_run_free(run);
     ppw_job_free(job);
     return rc;
 }

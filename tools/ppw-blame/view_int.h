@@ -7,6 +7,8 @@
 
 struct ppw_run;
 struct ppw_lines;
+struct ppw_job_rank;
+struct ppw_glue_stats;
 
 /* The run's metric (in->metric, in->unit) and the factor that turns its
  * weights into in->unit. */
@@ -17,6 +19,16 @@ double view_run_metric(const struct ppw_run *run, struct view_input *in);
  * loads into in->graph. */
 int view_check_binary(const struct view_opts *o, const struct ppw_run *run, struct view_input *in,
                       struct ppw_lines *lines, struct ppw_err *err);
+
+/* The first run or rank read as the input's identity (in->build_id,
+ * in->exe), and view_check_binary for the binary --binary names, else
+ * the one it names (in->binary), against that run, whose metric it also
+ * takes. */
+int view_check_first_binary(const struct view_opts *o, const struct ppw_job_rank *first,
+                            struct view_input *in, struct ppw_err *err);
+
+/* Adds the glue counts of a run or rank to a sum. */
+void view_add_glue(struct ppw_glue_stats *to, const struct ppw_glue_stats *from);
 
 /* Appends a line to in->job_notes. */
 int view_note(struct view_input *in, const char *line, struct ppw_err *err);

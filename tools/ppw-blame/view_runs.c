@@ -163,45 +163,8 @@ static int append_ids(uint32_t **list, size_t *count, const uint32_t *v, size_t 
     return 0;
 }
 
-static void add_glue(struct ppw_glue_stats *to, const struct ppw_glue_stats *from)
-{
-    to->samples += from->samples;
-    to->glue_errors += from->glue_errors;
-    to->truncated += from->truncated;
-    to->without_lines += from->without_lines;
-}
-
 /* ---- runs: the job loader, each run an entry ---- */
 
-/* The binary (named by the first run, or --binary) checked against the
- * first run, its graphs loaded, and the metric. */
-static int check_binary_of(const struct view_opts *o, const struct ppw_job_rank *first,
-                           struct view_input *in, struct ppw_err *err)
-{
-    struct ppw_run *run = NULL;
-    struct ppw_symbols *syms = NULL;
-    struct ppw_lines *lines = NULL;
-    int rc = 0;
-    if (!o->binary && !first->exe)
-        rc = ppw_err_set(err, PPW_ENOTFOUND,
-                         "%s: the run does not name its executable: give --binary BIN", first->dir);
-    if (!rc && !(in->binary = strdup(o->binary ? o->binary : first->exe)))
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    if (!rc)
-        rc = ppw_run_load_merged(first->dir, &run, err);
-    if (!rc)
-        rc = ppw_symbols_new(run, getenv("PPW_DEBUG_DIR"), &syms, err);
-    if (!rc)
-        rc = ppw_lines_new(syms, &lines, err);
-    if (!rc)
-        rc = view_check_binary(o, run, in, lines, err);
-    if (!rc)
-        view_run_metric(run, in);
-    ppw_lines_free(lines);
-    ppw_symbols_free(syms);
-    ppw_run_free(run);
-    return rc;
-}
 
 static int load_runs(const struct view_opts *o, struct view_input *in, struct ppw_err *err)
 {
@@ -225,11 +188,8 @@ static int load_runs(const struct view_opts *o, struct view_input *in, struct pp
         struct identity b = {r->dir, r->build_id, r->exe, unit_of(r->has_metric, r->metric_unit)};
         rc = check_same_program(o, in, &a, &b, &noted, err);
     }
-    if (!rc && (!(in->build_id = strdup(first->build_id)) ||
-                (first->exe && !(in->exe = strdup(first->exe)))))
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     if (!rc)
-        rc = check_binary_of(o, first, in, err);
+        rc = view_check_first_binary(o, first, in, err);
     if (!rc)
         rc = ppw_job_merge(job, in->stacks, err);
     char line[1024];
@@ -239,7 +199,7 @@ static int load_runs(const struct view_opts *o, struct view_input *in, struct pp
     for (size_t i = 0; !rc && i < job->count; i++) {
         const struct ppw_job_rank *r = &job->ranks[i];
         rc = append_ids(&in->threads, &in->nthreads, r->threads, r->nthreads, err);
-        add_glue(&in->glue, &r->glue);
+        view_add_glue(&in->glue, &r->glue);
         in->finished &= r->finished;
         if (!r->finished && len < sizeof line - 4) {
             unfinished = true;
@@ -268,7 +228,7 @@ static int add_job(struct view_input *in, struct view_input *part, const char *d
         rc = append_ids(&in->threads, &in->nthreads, part->threads, part->nthreads, err);
     if (!rc)
         rc = append_ids(&in->ranks, &in->nranks, part->ranks, part->nranks, err);
-    add_glue(&in->glue, &part->glue);
+    view_add_glue(&in->glue, &part->glue);
     in->finished &= part->finished;
     in->forced |= part->forced;
     if (part->job_size > in->job_size)
