@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "attribute_int.h"
+#include "names.h"
 #include "ppw/static_format.h"
 
 static int compare_access_line(const void *x, const void *y)
@@ -85,7 +86,7 @@ static void leaf_shares(struct attr *a, int32_t func, const struct ppw_blame_fra
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = lo; i < s->nacc && s->acc[i]->loc.line == at->line; i++) {
             const struct ppw_static_access *access = s->acc[i];
-            if (!ppw_attr_same_file(access->loc.file, at->file))
+            if (!ppw_names_same_file(access->loc.file, at->file))
                 continue;
             for (size_t k = 0; k < access->entry_count; k++) {
                 const struct ppw_static_access_entry *e = &access->entries[k];

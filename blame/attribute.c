@@ -52,21 +52,6 @@ static bool index_name(struct attr *a, const char *name, size_t func)
     return true;
 }
 
-/* Paths name the same file when equal or when one ends with "/" + the other. */
-bool ppw_attr_same_file(const char *a, const char *b)
-{
-    if (!a || !b || a == b)
-        return true;
-    size_t la = strlen(a), lb = strlen(b);
-    if (la < lb) {
-        const char *t = a;
-        a = b, b = t;
-        size_t tl = la;
-        la = lb, lb = tl;
-    }
-    return strcmp(a + la - lb, b) == 0 && (la == lb || a[la - lb - 1] == '/');
-}
-
 /* The function a frame is in: among several of that name (static functions
  * of different units), one with a graph whose file matches the frame's. */
 static int32_t resolve_uncached(const struct attr *a, const struct ppw_blame_frame *frame)
@@ -81,7 +66,7 @@ static int32_t resolve_uncached(const struct attr *a, const struct ppw_blame_fra
     int best_score = -1;
     for (size_t i = 0; i < list->count; i++) {
         const struct ppw_static_func *f = &a->graph->funcs[list->funcs[i]];
-        int score = is_user(f) * 2 + ppw_attr_same_file(f->file, frame->file);
+        int score = is_user(f) * 2 + ppw_names_same_file(f->file, frame->file);
         if (score > best_score)
             best = (int32_t)list->funcs[i], best_score = score;
     }
@@ -372,7 +357,7 @@ static void add_receiver(struct attr *a, struct fstate *s, int32_t var, bool exc
 static bool loc_matches(const struct loc_ref *l, const struct ppw_blame_frame *at)
 {
     return (at->col == 0 || l->col == 0 || l->col == at->col) &&
-           ppw_attr_same_file(l->file, at->file);
+           ppw_names_same_file(l->file, at->file);
 }
 
 /* The first of locs (sorted by line) on line, or n. */
@@ -402,7 +387,7 @@ static void match_location(struct attr *a, struct fstate *s, const struct ppw_bl
     for (size_t i = first_on_line(s->excl, s->nexcl, at->line);
          i < s->nexcl && s->excl[i].line == at->line; i++) {
         uint32_t var = s->excl[i].var;
-        if (s->mark[var] == a->frame_serial && ppw_attr_same_file(s->excl[i].file, at->file))
+        if (s->mark[var] == a->frame_serial && ppw_names_same_file(s->excl[i].file, at->file))
             a->entries[s->pos[var]].excl = true;
     }
 }

@@ -335,8 +335,6 @@ const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f
                                                  const char *other, uint32_t kind);
 /* Whether blame stops at func (the blame point, or main). */
 bool ppw_attr_stops(const struct attr *a, int32_t func);
-/* Paths name the same file when equal or when one ends with "/" + the other. */
-bool ppw_attr_same_file(const char *a, const char *b);
 
 /* access.c: charges stack st, whose leaf user frame is u, to the variables
  * accessed at its location, transferred up through parameter bindings. */

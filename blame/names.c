@@ -68,8 +68,7 @@ static const char *plain_name(const struct ppw_static_func *f)
     return f->name[0] ? f->name : f->linkage_name;
 }
 
-/* Paths name the same file when equal or when one ends with "/" + the other. */
-static bool same_file(const char *a, const char *b)
+bool ppw_names_same_file(const char *a, const char *b)
 {
     if (!a || !b || a == b)
         return true;
@@ -424,7 +423,7 @@ static int64_t frame_func(const struct ppw_names *nm, const struct ppw_blame_fra
     if (!l)
         return NO_FUNC;
     for (size_t i = 0; i < l->count && l->count > 1; i++)
-        if (frame->file && same_file(nm->graph->funcs[l->items[i]].file, frame->file))
+        if (frame->file && ppw_names_same_file(nm->graph->funcs[l->items[i]].file, frame->file))
             return (int64_t)l->items[i];
     return (int64_t)l->items[0];
 }

@@ -39,6 +39,9 @@ const char *ppw_names_source(const struct ppw_names *names, size_t func);
 /* Whether inner, called from outer, is shown as the same frame: two pieces
  * of one OpenMP construct (a wrapper and its _debug__ twin, a task entry and
  * its body). */
+/* Paths name the same file when equal, when either is unknown (NULL), or
+ * when one ends with "/" + the other. */
+bool ppw_names_same_file(const char *a, const char *b);
 /* Code the compiler made of a source function: an OpenMP parallel or task
  * body, a task entry, an offloaded region. */
 bool ppw_names_compiler_made(const struct ppw_static_func *f);
