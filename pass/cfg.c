@@ -27,16 +27,17 @@ static void collect_blocks(struct ppw_cfg *cfg, LLVMValueRef function)
     }
 }
 
-/* Reverse CFG: the exit node (index n) leads to every exit block, and each
- * block leads to its CFG predecessors. */
-struct reverse_cfg {
+/* A graph walked for dominators, and its depth-first order: the CFG
+ * itself, or the reverse CFG, where the exit node (index n) leads to every
+ * exit block and each block to its CFG predecessors. */
+struct walk_graph {
     struct ppw_intvec *next; /* n + 1 entries */
     int *postorder_number;
     int *order; /* reverse postorder */
     size_t order_count;
 };
 
-static void depth_first(struct reverse_cfg *reverse, size_t node_count, int start, int *visited,
+static void depth_first(struct walk_graph *reverse, size_t node_count, int start, int *visited,
                         int *counter)
 {
     /* Iterative: functions with thousands of blocks must not overflow the stack. */
@@ -74,10 +75,38 @@ static int intersect(const int *idom, const int *number, int a, int b)
     return a;
 }
 
+/* Cooper, Harvey and Kennedy's iteration over a depth-first order (the
+ * graph's, in graph->order) from root, whose idom is itself; idom[] holds
+ * -1 for every other node on entry, and still does for those root does
+ * not reach. */
+static void solve_dominators(const struct walk_graph *graph, const struct ppw_intvec *preds,
+                             int root, int *idom)
+{
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (size_t k = graph->order_count; k-- > 0;) { /* reverse postorder */
+            int node = graph->order[k];
+            if (node == root)
+                continue;
+            int chosen = -1;
+            for (size_t p = 0; p < preds[node].count; p++) {
+                int pred = preds[node].items[p];
+                if (idom[pred] < 0)
+                    continue;
+                chosen = chosen < 0 ? pred : intersect(idom, graph->postorder_number, pred, chosen);
+            }
+            if (chosen >= 0 && idom[node] != chosen) {
+                idom[node] = chosen;
+                changed = 1;
+            }
+        }
+    }
+}
+
 static void compute_post_dominators(struct ppw_cfg *cfg)
 {
     size_t n = cfg->block_count, exit = n;
-    struct reverse_cfg reverse = {0};
+    struct walk_graph reverse = {0};
     reverse.next = ppw_xcalloc(n + 1, sizeof *reverse.next);
     reverse.postorder_number = ppw_xcalloc(n + 1, sizeof *reverse.postorder_number);
     reverse.order = ppw_xcalloc(n + 1, sizeof *reverse.order);
@@ -107,26 +136,7 @@ static void compute_post_dominators(struct ppw_cfg *cfg)
     for (size_t i = 0; i <= n; i++)
         idom[i] = -1;
     idom[exit] = (int)exit;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (size_t k = reverse.order_count; k-- > 0;) { /* reverse postorder */
-            int node = reverse.order[k];
-            if ((size_t)node == exit)
-                continue;
-            int chosen = -1;
-            for (size_t p = 0; p < reverse_preds[node].count; p++) {
-                int pred = reverse_preds[node].items[p];
-                if (idom[pred] < 0)
-                    continue;
-                chosen =
-                    chosen < 0 ? pred : intersect(idom, reverse.postorder_number, pred, chosen);
-            }
-            if (chosen >= 0 && idom[node] != chosen) {
-                idom[node] = chosen;
-                changed = 1;
-            }
-        }
-    }
+    solve_dominators(&reverse, reverse_preds, (int)exit, idom);
     for (size_t node = 0; node <= n; node++) {
         ppw_intvec_free(&reverse.next[node]);
         ppw_intvec_free(&reverse_preds[node]);
@@ -138,47 +148,22 @@ static void compute_post_dominators(struct ppw_cfg *cfg)
     free(visited);
 }
 
-/* Immediate dominators of the CFG from the entry block; -1 for blocks the
- * entry does not reach. */
-static int *compute_dominators(const struct ppw_cfg *cfg)
+/* Immediate dominators of the CFG from the entry block (preds: each
+ * block's predecessors); -1 for blocks the entry does not reach. */
+static int *compute_dominators(const struct ppw_cfg *cfg, const struct ppw_intvec *preds)
 {
     size_t n = cfg->block_count;
-    struct reverse_cfg forward = {0};
+    struct walk_graph forward = {0};
     forward.next = cfg->successors;
     forward.postorder_number = ppw_xcalloc(n + 1, sizeof *forward.postorder_number);
     forward.order = ppw_xcalloc(n + 1, sizeof *forward.order);
     int *visited = ppw_xcalloc(n + 1, sizeof *visited), counter = 0;
     depth_first(&forward, n, 0, visited, &counter);
-    struct ppw_intvec *preds = ppw_xcalloc(n + 1, sizeof *preds);
-    for (size_t b = 0; b < n; b++)
-        for (size_t s = 0; s < cfg->successors[b].count; s++)
-            ppw_intvec_push(&preds[cfg->successors[b].items[s]], (int)b);
     int *idom = ppw_xcalloc(n + 1, sizeof *idom);
     for (size_t i = 0; i <= n; i++)
         idom[i] = -1;
     idom[0] = 0;
-    for (int changed = 1; changed;) {
-        changed = 0;
-        for (size_t k = forward.order_count; k-- > 0;) {
-            int node = forward.order[k];
-            if (node == 0)
-                continue;
-            int chosen = -1;
-            for (size_t p = 0; p < preds[node].count; p++) {
-                int pred = preds[node].items[p];
-                if (!visited[pred] || idom[pred] < 0)
-                    continue;
-                chosen = chosen < 0 ? pred : intersect(idom, forward.postorder_number, pred, chosen);
-            }
-            if (chosen >= 0 && idom[node] != chosen) {
-                idom[node] = chosen;
-                changed = 1;
-            }
-        }
-    }
-    for (size_t b = 0; b <= n; b++)
-        ppw_intvec_free(&preds[b]);
-    free(preds);
+    solve_dominators(&forward, preds, 0, idom);
     free(forward.postorder_number);
     free(forward.order);
     free(visited);
@@ -232,11 +217,11 @@ static void find_exit_tests(struct ppw_cfg *cfg)
         }
     if (n < 2 || n > MAX_LOOP_BLOCKS)
         return;
-    int *idom = compute_dominators(cfg);
     struct ppw_intvec *preds = ppw_xcalloc(n + 1, sizeof *preds);
     for (size_t b = 0; b < n; b++)
         for (size_t s = 0; s < cfg->successors[b].count; s++)
             ppw_intvec_push(&preds[cfg->successors[b].items[s]], (int)b);
+    int *idom = compute_dominators(cfg, preds);
     unsigned char *in_loop = ppw_xcalloc(n, 1);
     int *stack = ppw_xcalloc(n + 1, sizeof *stack);
     for (size_t tail = 0; tail < n; tail++)

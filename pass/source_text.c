@@ -65,6 +65,10 @@ static struct ppw_source_file *source_file(struct ppw_source_text *text, const c
 
 void ppw_source_text_free(struct ppw_source_text *text)
 {
+    ppw_ptrmap_free(&text->located_index);
+    free(text->located);
+    text->located = NULL;
+    text->located_count = text->located_capacity = 0;
     while (text->files) {
         struct ppw_source_file *next = text->files->next;
         free(text->files->path);
@@ -172,8 +176,20 @@ static int names_index(const char *token, size_t length, unsigned long long inde
 const char *ppw_source_subscript(struct ppw_source_text *text, struct ppw_arena *arena,
                                  LLVMValueRef inst, const char *base, unsigned long long index)
 {
-    LLVMValueRef where = located_use(inst, 0);
-    if (!where || !base || !base[0])
+    if (!base || !base[0])
+        return NULL;
+    int known = ppw_ptrmap_get(&text->located_index, inst, 0);
+    LLVMValueRef where;
+    if (known) {
+        where = text->located[known - 1];
+    } else {
+        where = located_use(inst, 0);
+        text->located = ppw_grow(text->located, &text->located_capacity, text->located_count + 1,
+                                 sizeof *text->located, 64);
+        text->located[text->located_count++] = where;
+        ppw_ptrmap_put(&text->located_index, inst, (int)text->located_count);
+    }
+    if (!where)
         return NULL;
     unsigned length = 0;
     const char *name = LLVMGetDebugLocFilename(where, &length);

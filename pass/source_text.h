@@ -13,6 +13,11 @@ struct ppw_source_file;
 
 struct ppw_source_text {
     struct ppw_source_file *files; /* each file read once, kept for the module */
+    /* instruction -> 1 + index into located: where its source line is
+     * (itself or a user), asked again on every round of points-to */
+    struct ppw_ptrmap located_index;
+    LLVMValueRef *located;
+    size_t located_count, located_capacity;
 };
 
 /* How the source spells the constant subscript `index` of the array of
