@@ -793,18 +793,34 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
     const struct frame_blame *fb = &a->done[k];
     const struct ppw_static_func *f = &a->graph->funcs[fb->func];
     int received = -1; /* not looked up yet */
-    for (size_t i = fb->first; i < fb->first + fb->count && !a->oom; i++) {
-        const struct entry *e = &a->entries[i];
-        if (f->vars[e->var].kind == PPW_VAR_RETURN) {
-            if (received < 0)
-                received = return_received(a, fb);
-            if (received)
-                continue;
-        }
+    /* A memoized closure's variables that are the frame's own resolve to
+     * the same slot in every stack (not in a task, whose variables may be
+     * its creator's): kept beside the closure. */
+    uint32_t *own_slot = NULL;
+    if (fb->closed && (fb->up < 0 || a->done[fb->up].call->kind != PPW_CALL_TASK)) {
+        const struct closed_frame *c = &a->closed[fb->closed - 1];
+        own_slot = &a->closed_slots[c->first + c->nstart];
+    }
+    for (size_t i = 0; i < fb->count && !a->oom; i++) {
+        const struct entry *e = &a->entries[fb->first + i];
+        struct slot *slot;
         size_t where = k;
-        struct slot *slot = ppw_attr_datum(a, k, e->var, &where);
-        if (!slot)
-            continue;
+        if (own_slot && own_slot[i]) {
+            slot = &a->slots[own_slot[i] - 1];
+        } else {
+            const struct ppw_static_var *v = &f->vars[e->var];
+            if (v->kind == PPW_VAR_RETURN) {
+                if (received < 0)
+                    received = return_received(a, fb);
+                if (received)
+                    continue;
+            }
+            if (!(slot = ppw_attr_datum(a, k, e->var, &where)))
+                continue;
+            if (own_slot && where == k && v->kind != PPW_VAR_RETURN &&
+                a->fs[fb->func].dv[a->fs[fb->func].dv[e->var].copy_of].root < 0)
+                own_slot[i] = (uint32_t)(slot - a->slots) + 1;
+        }
         if (e->excl && a->stack_variable && a->stack_variable_frame != fb) {
             *a->stack_variable = slot->name; /* outer frames come later */
             a->stack_variable_frame = fb;
@@ -927,6 +943,8 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
     size_t total = a->nentries - fb->first, added = a->nstack_globals - globals_before;
     if (!ppw_array_reserve(&a->closed_entries, &a->closed_entries_cap,
                            a->nclosed_entries + start + total, sizeof *a->closed_entries) ||
+        !ppw_array_reserve(&a->closed_slots, &a->closed_slots_cap,
+                           a->nclosed_entries + start + total, sizeof *a->closed_slots) ||
         !ppw_array_reserve(&a->closed_globals, &a->closed_globals_cap,
                            a->nclosed_globals + added, sizeof *a->closed_globals) ||
         !ppw_array_reserve(&a->closed, &a->closed_cap_items, a->nclosed + 1, sizeof *a->closed)) {
@@ -969,6 +987,7 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
     if (total)
         memcpy(&a->closed_entries[a->nclosed_entries + start], &a->entries[fb->first],
                total * sizeof *a->entries);
+    memset(&a->closed_slots[a->nclosed_entries], 0, (start + total) * sizeof *a->closed_slots);
     a->nclosed_entries += start + total;
     if (added)
         memcpy(&a->closed_globals[a->nclosed_globals], &a->stack_globals[globals_before],
@@ -980,6 +999,24 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
     a->closed_table[k] = (uint32_t)++a->nclosed;
 }
 
+/* Makes frame fb's entries those of memoized closure c. */
+static void replay_closed(struct attr *a, struct frame_blame *fb, const struct closed_frame *c)
+{
+    if (!ppw_array_reserve(&a->entries, &a->entries_cap, fb->first + c->ntotal,
+                           sizeof *a->entries)) {
+        a->oom = true;
+        return;
+    }
+    if (c->ntotal)
+        memcpy(&a->entries[fb->first], &a->closed_entries[c->first + c->nstart],
+               c->ntotal * sizeof *a->entries);
+    a->nentries = fb->first + c->ntotal;
+    fb->count = c->ntotal;
+    fb->closed = (uint32_t)(c - a->closed) + 1;
+    for (size_t i = 0; i < c->gcount; i++)
+        note_stack_global(a, a->closed_globals[c->gfirst + i]);
+}
+
 /* Closes frame fb (bubble), or replays a stack's earlier closure of it. */
 static void close_frame(struct attr *a, struct frame_blame *fb)
 {
@@ -989,20 +1026,10 @@ static void close_frame(struct attr *a, struct frame_blame *fb)
                     (fb == &a->done[0] ? 2 : 0);
     const struct closed_frame *c = closed_find(a, fb, hash);
     if (c) {
-        if (!ppw_array_reserve(&a->entries, &a->entries_cap, fb->first + c->ntotal,
-                               sizeof *a->entries)) {
-            a->oom = true;
-            return;
-        }
-        if (c->ntotal)
-            memcpy(&a->entries[fb->first], &a->closed_entries[c->first + c->nstart],
-                   c->ntotal * sizeof *a->entries);
-        a->nentries = fb->first + c->ntotal;
-        fb->count = c->ntotal;
-        for (size_t i = 0; i < c->gcount; i++)
-            note_stack_global(a, a->closed_globals[c->gfirst + i]);
+        replay_closed(a, fb, c);
         return;
     }
+    fb->closed = 0;
     if (!ppw_array_reserve(&a->start_copy, &a->start_copy_cap, start ? start : 1,
                            sizeof *a->start_copy)) {
         a->oom = true;
@@ -1013,8 +1040,82 @@ static void close_frame(struct attr *a, struct frame_blame *fb)
     size_t globals_before = a->nstack_globals;
     uint64_t sig_before = a->globals_sig;
     bubble(a, fb);
-    if (!a->oom && !a->stack_variable)
+    if (!a->oom && !a->stack_variable) {
         closed_remember(a, fb, hash, start, globals_before, sig_before);
+        if (!a->oom)
+            fb->closed = (uint32_t)a->nclosed;
+    }
+}
+
+/* ---- caller frames, memoized ----
+ *
+ * With no global blamed below it, what a caller frame starts from is the
+ * transfer of the closure of the frame it called through its call: so
+ * (that closure, the call) names its own closure, and stacks that share
+ * them (most do) skip the transfer and the closure lookup. */
+
+static uint64_t frame_step_hash(uint32_t from_closed, const struct ppw_static_call *call)
+{
+    return ppw_attr_mix((uint64_t)from_closed << 40 ^ (uint64_t)(uintptr_t)call);
+}
+
+/* The entry of (from_closed, call), or the empty one where it goes; NULL
+ * when out of memory. */
+static struct frame_step *frame_step_find(struct attr *a, uint32_t from_closed,
+                                          const struct ppw_static_call *call)
+{
+    if ((a->nframe_steps + 1) * 2 > a->frame_steps_cap) {
+        size_t cap = a->frame_steps_cap ? a->frame_steps_cap * 2 : 4096;
+        struct frame_step *table = calloc(cap, sizeof *table);
+        if (!table) {
+            a->oom = true;
+            return NULL;
+        }
+        for (size_t i = 0; i < a->frame_steps_cap; i++) {
+            const struct frame_step *old = &a->frame_steps[i];
+            if (!old->from_closed)
+                continue;
+            size_t k = (size_t)frame_step_hash(old->from_closed, old->call) & (cap - 1);
+            while (table[k].from_closed)
+                k = (k + 1) & (cap - 1);
+            table[k] = *old;
+        }
+        free(a->frame_steps);
+        a->frame_steps = table;
+        a->frame_steps_cap = cap;
+    }
+    size_t mask = a->frame_steps_cap - 1, k = (size_t)frame_step_hash(from_closed, call) & mask;
+    for (; a->frame_steps[k].from_closed; k = (k + 1) & mask)
+        if (a->frame_steps[k].from_closed == from_closed && a->frame_steps[k].call == call)
+            return &a->frame_steps[k];
+    return &a->frame_steps[k];
+}
+
+/* Chain frame k above the leaf: blame through its call, then close it;
+ * replayed when memoized. */
+static void blame_and_close_caller(struct attr *a, size_t k)
+{
+    const struct frame_blame *fb = &a->done[k];
+    uint32_t from_closed = fb->from >= 0 ? a->done[fb->from].closed : 0;
+    bool memo = from_closed && fb->call && !a->nstack_globals && !a->stack_variable;
+    if (memo) {
+        struct frame_step *step = frame_step_find(a, from_closed, fb->call);
+        if (!step)
+            return;
+        if (step->from_closed) {
+            replay_closed(a, begin_frame(a, k), &a->closed[step->closed - 1]);
+            return;
+        }
+    }
+    blame_caller(a, k);
+    close_frame(a, &a->done[k]);
+    if (memo && a->done[k].closed && !a->oom) {
+        struct frame_step *step = frame_step_find(a, from_closed, fb->call);
+        if (!step)
+            return;
+        *step = (struct frame_step){from_closed, fb->call, a->done[k].closed};
+        a->nframe_steps++;
+    }
 }
 
 static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
@@ -1047,10 +1148,8 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
         return true;
     blame_leaf(a, st, u);
     close_frame(a, &a->done[0]);
-    for (size_t k = 1; k < a->ndone && !a->oom; k++) {
-        blame_caller(a, k);
-        close_frame(a, &a->done[k]);
-    }
+    for (size_t k = 1; k < a->ndone && !a->oom; k++)
+        blame_and_close_caller(a, k);
     a->outer_run = outer_run(a);
     for (size_t k = 0; k < a->ndone && !a->oom; k++)
         charge(a, st, k);
@@ -1331,7 +1430,9 @@ static void attr_free(struct attr *a)
     free(a->targets);
     free(a->closed);
     free(a->closed_table);
+    free(a->frame_steps);
     free(a->closed_entries);
+    free(a->closed_slots);
     free(a->closed_globals);
     free(a->start_copy);
     free(a->shares);

@@ -20,6 +20,20 @@ struct loc_ref {
     uint32_t var;
 };
 
+/* What datum.c keeps per variable of a function, together because a
+ * stack's entries read them together. */
+struct datum_var {
+    uint64_t step_stamp; /* the stack and chain frame it last resolved in, */
+    uint32_t step_slot, step_where; /* to this slot, declared in this chain frame */
+    uint32_t copy_of; /* itself, or the shared variable it is a private copy of */
+    int32_t root;     /* the parameter it is or lies under (fstate.root), -1 */
+    /* its last binding at a call: a stack sorted after one with the same
+     * callers meets the same call */
+    const struct ppw_static_call *bound_call;
+    const char *bound_path;
+    int32_t bound_var;
+};
+
 /* Per static function, built the first time a stack reaches it. */
 struct fstate {
     bool ready;
@@ -38,7 +52,6 @@ struct fstate {
     const struct ppw_static_access **acc; /* accesses sorted by line (access.c) */
     size_t nacc;
     bool acc_ready;
-    uint32_t *copy_of;         /* per variable: itself, or the shared variable it is a private copy of */
     size_t *arg_start;         /* per variable: its calls in args[arg_start[v], arg_start[v + 1]) */
     struct call_arg *args;
     const struct frame_effects **var_effects; /* per variable, once computed */
@@ -46,6 +59,7 @@ struct fstate {
     size_t nglobal_effects, global_effects_cap;
     struct ppw_strmap by_name; /* field name -> 1 + index, built when first needed */
     bool by_name_ready;
+    struct datum_var *dv; /* per variable (datum.c) */
 };
 
 /* A frame's closure, memoized (attribute.c): closed_entries[first,
@@ -116,6 +130,16 @@ struct frame_blame {
     const struct ppw_static_call *call; /* ... that call, in this frame's function */
     int32_t up;                        /* the chain frame that called this one, -1 */
     size_t first, count;
+    uint32_t closed; /* 1 + its memoized closure in attr.closed; 0: none */
+};
+
+/* A caller frame's closure, memoized by what it starts from when no global
+ * is blamed below it (attribute.c): the closure of the frame it called,
+ * and its call into that frame. */
+struct frame_step {
+    uint32_t from_closed; /* 0: an empty entry */
+    const struct ppw_static_call *call;
+    uint32_t closed;
 };
 
 struct ctx_count {
@@ -243,9 +267,15 @@ struct attr {
     size_t closed_cap;
     struct entry *closed_entries, *start_copy;
     size_t nclosed_entries, closed_entries_cap, start_copy_cap;
+    /* per closed entry: 1 + the slot of a variable of the frame's own (no
+     * walk up the chain needed), once charged; 0: not known */
+    uint32_t *closed_slots;
+    size_t closed_slots_cap;
     int32_t *closed_globals;
     size_t nclosed_globals, closed_globals_cap;
     uint64_t globals_sig; /* of the stack's globals so far (an order-free hash) */
+    struct frame_step *frame_steps; /* open addressing */
+    size_t frame_steps_cap, nframe_steps;
     struct transfer_memo *transfers; /* open addressing (attribute.c) */
     size_t transfers_cap, ntransfers;
     struct transfer_target *targets; /* their lists */

@@ -24,7 +24,7 @@ static bool push_link(struct attr *a, size_t frame, int32_t func)
         a->oom = true;
         return false;
     }
-    a->done[a->ndone++] = (struct frame_blame){frame, func, -1, NULL, -1, 0, 0};
+    a->done[a->ndone++] = (struct frame_blame){frame, func, -1, NULL, -1, 0, 0, 0};
     return true;
 }
 
@@ -75,11 +75,12 @@ static bool is_outlined(const struct ppw_static_func *f)
 
 bool ppw_attr_datum_fstate(struct fstate *s, const struct ppw_static_func *f)
 {
-    s->copy_of = calloc(f->var_count ? f->var_count : 1, sizeof *s->copy_of);
-    if (!s->copy_of)
+    s->dv = calloc(f->var_count ? f->var_count : 1, sizeof *s->dv);
+    if (!s->dv)
         return false;
     for (size_t v = 0; v < f->var_count; v++) {
-        s->copy_of[v] = (uint32_t)v;
+        s->dv[v].copy_of = (uint32_t)v;
+        s->dv[v].root = s->root[v];
         const struct ppw_static_var *var = &f->vars[v];
         if (!is_outlined(f) || var->kind != PPW_VAR_LOCAL)
             continue;
@@ -88,7 +89,7 @@ bool ppw_attr_datum_fstate(struct fstate *s, const struct ppw_static_func *f)
         for (size_t p = 0; p < f->var_count; p++)
             if (f->vars[p].kind == PPW_VAR_PARAM && strcmp(f->vars[p].name, var->name) == 0 &&
                 (var->decl_line == 0 || var->decl_line == f->vars[p].decl_line)) {
-                s->copy_of[v] = (uint32_t)p;
+                s->dv[v].copy_of = (uint32_t)p;
                 break;
             }
     }
@@ -97,7 +98,7 @@ bool ppw_attr_datum_fstate(struct fstate *s, const struct ppw_static_func *f)
 
 void ppw_attr_datum_fstate_free(struct fstate *s)
 {
-    free(s->copy_of);
+    free(s->dv);
     ppw_strmap_free(&s->by_name);
 }
 
@@ -378,41 +379,92 @@ static struct stack_step *step_find(struct attr *a, uint32_t link, uint32_t var,
     return &a->steps[k];
 }
 
+/* A chain frame's stamp in this stack: the stack's serial and the frame
+ * (chains are far shorter than 2^20 frames; a deeper one only misses). */
+static uint64_t step_stamp(const struct attr *a, size_t link)
+{
+    return a->serial << 20 | (link & 0xfffff);
+}
+
+/* What variable var (path under it) of chain frame up's callee func is in
+ * up's function, through the memo; NULL when out of memory. */
+static const struct binding_memo *bind(struct attr *a, const struct frame_blame *up,
+                                       struct fstate *cs, int32_t func, const struct fstate *s,
+                                       uint32_t var, const char *path)
+{
+    struct binding_memo *m = memo_find(a, up->call, var, path, 0);
+    if (!m)
+        return NULL;
+    if (m->call)
+        return m;
+    struct binding_memo found = {up->call, var, path, -1, NULL, 0};
+    bind_one(a, &a->graph->funcs[up->func], cs, &a->graph->funcs[func], s, up->call, var, path,
+             &found);
+    /* the table may have grown while interning: find the entry again */
+    if (!(m = memo_find(a, up->call, var, path, 0)))
+        return NULL;
+    if (!m->call) {
+        *m = found;
+        a->nmemo++;
+    }
+    return m;
+}
+
 struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *where)
 {
     int32_t func = a->done[link].func;
     struct fstate *s = ppw_attr_fstate(a, func);
     if (!s)
         return NULL;
-    const uint32_t first_var = s->copy_of[var];
+    const uint32_t first_var = s->dv[var].copy_of;
     const int32_t first_func = func;
     var = first_var;
     const struct frame_blame *link_fb = &a->done[link];
-    if (s->root[var] < 0 &&
+    if (s->dv[var].root < 0 &&
         (link_fb->up < 0 || a->done[link_fb->up].call->kind != PPW_CALL_TASK)) {
         /* the function's own variable: most entries, no walk */
         if (where)
             *where = link;
-        struct slot *slot = ppw_attr_slot(a, func, var, "");
-        if (slot && var != first_var)
-            note_alias(slot, first_func, first_var);
-        return slot;
+        return ppw_attr_slot(a, func, var, "");
     }
     const char *path = a->empty_path ? a->empty_path : (a->empty_path = intern(a, ""));
     /* Up the chain, remembering each step: the steps of one stack resolve
      * to the same datum, and other entries of the stack meet them (a
-     * parameter passed down twenty frames is walked once per stack). */
-    struct stack_step steps[256];
+     * parameter passed down twenty frames is walked once per stack).  A
+     * step of a whole variable is remembered in its function's arrays, a
+     * step of a path in a table. */
+    struct {
+        struct fstate *s;
+        uint32_t link, var;
+        const char *path;
+    } steps[256];
     size_t nsteps = 0;
-    struct stack_step *hit = NULL;
+    bool hit = false;
+    uint32_t hit_slot = 0, hit_where = 0;
     for (; nsteps < sizeof steps / sizeof steps[0]; nsteps++) {
-        hit = step_find(a, (uint32_t)link, var, path);
-        if (!hit)
-            return NULL;
-        if (hit->serial == a->serial)
-            break;
-        steps[nsteps] = (struct stack_step){0, (uint32_t)link, var, path, 0, 0};
-        hit = NULL;
+        if (path == a->empty_path) {
+            const struct datum_var *d = &s->dv[var];
+            if (d->step_stamp == step_stamp(a, link)) {
+                hit = true;
+                hit_slot = d->step_slot;
+                hit_where = d->step_where;
+                break;
+            }
+        } else {
+            const struct stack_step *step = step_find(a, (uint32_t)link, var, path);
+            if (!step)
+                return NULL;
+            if (step->serial == a->serial) {
+                hit = true;
+                hit_slot = step->slot;
+                hit_where = step->where;
+                break;
+            }
+        }
+        steps[nsteps].s = s;
+        steps[nsteps].link = (uint32_t)link;
+        steps[nsteps].var = var;
+        steps[nsteps].path = path;
         const struct frame_blame *fb = &a->done[link];
         const struct ppw_static_var *v = &a->graph->funcs[func].vars[var];
         if (fb->up < 0 || v->kind == PPW_VAR_GLOBAL || v->kind == PPW_VAR_STATIC ||
@@ -424,35 +476,38 @@ struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *w
         struct fstate *cs = ppw_attr_fstate(a, up->func);
         if (!cs)
             return NULL;
-        struct binding_memo *m = memo_find(a, up->call, var, path, 0);
-        if (!m)
-            return NULL;
-        if (!m->call) {
-            struct binding_memo found = {up->call, var, path, -1, NULL, 0};
-            bind_one(a, &a->graph->funcs[up->func], cs, &a->graph->funcs[func], s, up->call, var,
-                     path, &found);
-            /* the table may have grown while interning: find the entry again */
-            if (!(m = memo_find(a, up->call, var, path, 0)))
+        int32_t caller_var;
+        const char *caller_path;
+        struct datum_var *d = &s->dv[var];
+        if (path == a->empty_path && d->bound_call == up->call) {
+            caller_var = d->bound_var;
+            caller_path = d->bound_path;
+        } else {
+            const struct binding_memo *m = bind(a, up, cs, func, s, var, path);
+            if (!m)
                 return NULL;
-            if (!m->call) {
-                *m = found;
-                a->nmemo++;
+            caller_var = m->caller_var;
+            caller_path = m->caller_path;
+            if (path == a->empty_path) {
+                d->bound_call = up->call;
+                d->bound_var = caller_var;
+                d->bound_path = caller_path;
             }
         }
-        if (m->caller_var < 0) {
+        if (caller_var < 0) {
             nsteps++;
             break;
         }
         link = (size_t)fb->up;
         func = up->func;
         s = cs;
-        var = s->copy_of[m->caller_var];
-        path = m->caller_path;
+        var = s->dv[caller_var].copy_of;
+        path = caller_path;
     }
     struct slot *slot;
     if (hit) {
-        slot = &a->slots[hit->slot];
-        link = hit->where;
+        slot = &a->slots[hit_slot];
+        link = hit_where;
     } else {
         slot = ppw_attr_slot(a, func, var, path);
         if (!slot)
@@ -460,14 +515,20 @@ struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *w
         if (path[0]) /* the field's type is the callee's, which names it */
             slot->type = a->graph->funcs[first_func].vars[first_var].type;
     }
+    uint32_t slot_index = (uint32_t)(slot - a->slots);
     for (size_t i = 0; i < nsteps; i++) {
+        if (steps[i].path == a->empty_path) {
+            struct datum_var *d = &steps[i].s->dv[steps[i].var];
+            d->step_stamp = step_stamp(a, steps[i].link);
+            d->step_slot = slot_index;
+            d->step_where = (uint32_t)link;
+            continue;
+        }
         struct stack_step *step = step_find(a, steps[i].link, steps[i].var, steps[i].path);
         if (!step)
             return NULL;
-        *step = steps[i];
-        step->serial = a->serial;
-        step->slot = (uint32_t)(slot - a->slots);
-        step->where = (uint32_t)link;
+        *step = (struct stack_step){a->serial, steps[i].link, steps[i].var, steps[i].path,
+                                    slot_index, (uint32_t)link};
     }
     if (where)
         *where = link;
