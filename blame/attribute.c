@@ -421,6 +421,7 @@ static struct frame_blame *begin_frame(struct attr *a, size_t k)
     struct frame_blame *fb = &a->done[k];
     fb->first = a->nentries;
     fb->count = 0;
+    fb->replayed = false;
     return fb;
 }
 
@@ -559,8 +560,9 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
 {
     const struct ppw_static_func *callee = &a->graph->funcs[from->func];
     const struct fstate *cs = &a->fs[from->func];
-    for (size_t k = from->first; k < from->first + from->count && !a->oom; k++) {
-        struct entry e = a->entries[k];
+    for (size_t k = 0; k < from->count && !a->oom; k++) {
+        /* read anew each time: add_entry may move attr.entries */
+        struct entry e = ppw_attr_frame_entries(a, from)[k];
         const struct ppw_static_var *v = &callee->vars[e.var];
         bool written = (v->flags & PPW_VAR_EXIT_WRITTEN) || e.written;
         if (ppw_attr_program_level(v))
@@ -801,8 +803,9 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
         const struct closed_frame *c = &a->closed[fb->closed - 1];
         own_slot = &a->closed_slots[c->first + c->nstart];
     }
+    const struct entry *entries = ppw_attr_frame_entries(a, fb);
     for (size_t i = 0; i < fb->count && !a->oom; i++) {
-        const struct entry *e = &a->entries[fb->first + i];
+        const struct entry *e = &entries[i];
         struct slot *slot;
         size_t where = k;
         if (own_slot && own_slot[i]) {
@@ -999,20 +1002,14 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
     a->closed_table[k] = (uint32_t)++a->nclosed;
 }
 
-/* Makes frame fb's entries those of memoized closure c. */
+/* Makes frame fb's entries those of memoized closure c, where they are:
+ * the entries it started with are dropped. */
 static void replay_closed(struct attr *a, struct frame_blame *fb, const struct closed_frame *c)
 {
-    if (!ppw_array_reserve(&a->entries, &a->entries_cap, fb->first + c->ntotal,
-                           sizeof *a->entries)) {
-        a->oom = true;
-        return;
-    }
-    if (c->ntotal)
-        memcpy(&a->entries[fb->first], &a->closed_entries[c->first + c->nstart],
-               c->ntotal * sizeof *a->entries);
-    a->nentries = fb->first + c->ntotal;
+    a->nentries = fb->first;
     fb->count = c->ntotal;
     fb->closed = (uint32_t)(c - a->closed) + 1;
+    fb->replayed = true;
     for (size_t i = 0; i < c->gcount; i++)
         note_stack_global(a, a->closed_globals[c->gfirst + i]);
 }

@@ -131,6 +131,7 @@ struct frame_blame {
     int32_t up;                        /* the chain frame that called this one, -1 */
     size_t first, count;
     uint32_t closed; /* 1 + its memoized closure in attr.closed; 0: none */
+    bool replayed;   /* its entries are that closure's (ppw_attr_frame_entries) */
 };
 
 /* A caller frame's closure, memoized by what it starts from when no global
@@ -315,6 +316,16 @@ static inline uint64_t ppw_attr_mix(uint64_t h)
 }
 
 struct fstate *ppw_attr_fstate(struct attr *a, int32_t func);
+/* Chain frame fb's fb->count entries: its own in attr.entries, or, when it
+ * replayed a memoized closure, that closure's. */
+static inline const struct entry *ppw_attr_frame_entries(const struct attr *a,
+                                                         const struct frame_blame *fb)
+{
+    if (!fb->replayed)
+        return &a->entries[fb->first];
+    const struct closed_frame *c = &a->closed[fb->closed - 1];
+    return &a->closed_entries[c->first + c->nstart];
+}
 /* The slot of (func, var, path); path "" for var itself. */
 struct slot *ppw_attr_slot(struct attr *a, int32_t func, uint32_t var, const char *path);
 

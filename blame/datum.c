@@ -24,7 +24,7 @@ static bool push_link(struct attr *a, size_t frame, int32_t func)
         a->oom = true;
         return false;
     }
-    a->done[a->ndone++] = (struct frame_blame){frame, func, -1, NULL, -1, 0, 0, 0};
+    a->done[a->ndone++] = (struct frame_blame){frame, func, -1, NULL, -1, 0, 0, 0, false};
     return true;
 }
 
