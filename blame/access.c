@@ -104,8 +104,14 @@ static void leaf_shares(struct attr *a, int32_t func, const struct ppw_blame_fra
     }
 }
 
-void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, size_t u)
+void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, size_t u,
+                           enum ppw_blame_cause why)
 {
+    if (u == st->nframes) { /* no frame of user code */
+        a->unaccessed[why] += (double)st->samples;
+        return;
+    }
+    double before = a->access_samples;
     a->nshares = 0;
     leaf_shares(a, a->func_of[u], &st->frames[u]);
     for (size_t i = 0; i < a->nshares && !a->oom; i++) {
@@ -124,4 +130,12 @@ void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, siz
         slot->acc_read_w += share->read * st->weight;
         slot->acc_write_w += share->write * st->weight;
     }
+    double left = 1.0 - (a->access_samples - before) / (double)(st->samples ? st->samples : 1);
+    if (left > 1e-9)
+        a->unaccessed[why] += left * (double)st->samples;
+}
+
+void ppw_attr_access_view_free(struct attr *a)
+{
+    free(a->shares);
 }

@@ -1,16 +1,16 @@
-/* Blame attribution (attribute.h; docs/ppw-blame.md, "Attribution").
+/* The blame view (attribute_int.h; docs/ppw-blame.md, "Attribution"), one
+ * pass over a stack whose chain the walk (stack_walk.c) built.
  *
- * For each unique stack: the leaf user frame blames the variables whose
- * blame sets hold the sampled location (or, for a sample in code without a
- * graph, the location of the call into it, with the library's written
- * arguments); then, frame by frame up to the blame point, the blamed exit
- * variables of the callee blame the caller variables bound to them at the
- * call site.  Within a frame, a blamed field blames its ancestors, and a
- * blamed variable flowing into the return value blames <return>.  Every
- * result variable is counted at most once per stack (stamped with the
- * stack's serial number) and weighted by the stack's samples. */
-#include "attribute.h"
-
+ * The leaf user frame blames the variables whose blame sets hold the
+ * sampled location (or, for a sample in code without a graph, the location
+ * of the call into it, with the library's written arguments); then, frame
+ * by frame up to the blame point, the blamed exit variables of the callee
+ * blame the caller variables bound to them at the call site.  Within a
+ * frame, a blamed field blames its ancestors, a blamed variable flowing
+ * into the return value blames <return>, and what is computed from a
+ * receiver is blamed (the forward closure).  Every datum is counted at
+ * most once per stack (stamped with the stack's serial number) and
+ * weighted by the stack's samples. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,282 +21,6 @@
 #include "names.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
-#include "strmap.h"
-
-/* ---- functions by name ---- */
-
-static bool is_user(const struct ppw_static_func *f)
-{
-    return (f->flags & PPW_FUNC_ANALYSED) != 0;
-}
-
-static bool index_name(struct attr *a, const char *name, size_t func)
-{
-    bool added;
-    if (!name[0])
-        return true;
-    struct ppw_strmap_entry *e = ppw_strmap_put(&a->names, name, a->nlists, &added);
-    if (!e)
-        return false;
-    if (added) {
-        if (!ppw_array_reserve(&a->lists, &a->lists_cap, a->nlists + 1, sizeof *a->lists))
-            return false;
-        a->lists[a->nlists++] = (struct name_list){0};
-    }
-    struct name_list *list = &a->lists[e->value];
-    if (list->count && list->funcs[list->count - 1] == func)
-        return true; /* name == linkage name */
-    if (!ppw_array_reserve(&list->funcs, &list->cap, list->count + 1, sizeof *list->funcs))
-        return false;
-    list->funcs[list->count++] = func;
-    return true;
-}
-
-/* The function a frame is in: among several of that name (static functions
- * of different units), one with a graph whose file matches the frame's. */
-static int32_t resolve_uncached(const struct attr *a, const struct ppw_blame_frame *frame)
-{
-    struct ppw_strmap_entry *e = ppw_strmap_find(&a->names, frame->function);
-    if (!e)
-        return -1;
-    const struct name_list *list = &a->lists[e->value];
-    if (list->count == 1)
-        return (int32_t)list->funcs[0];
-    int32_t best = (int32_t)list->funcs[0];
-    int best_score = -1;
-    for (size_t i = 0; i < list->count; i++) {
-        const struct ppw_static_func *f = &a->graph->funcs[list->funcs[i]];
-        int score = is_user(f) * 2 + ppw_names_same_file(f->file, frame->file);
-        if (score > best_score)
-            best = (int32_t)list->funcs[i], best_score = score;
-    }
-    return best;
-}
-
-/* resolve_uncached, remembered by the frame's name and file pointers (the
- * readers intern them: a stack's frames repeat across stacks). */
-static int32_t resolve(struct attr *a, const struct ppw_blame_frame *frame)
-{
-    if (!frame->function)
-        return -1;
-    uint64_t h = ppw_attr_mix((uint64_t)(uintptr_t)frame->function ^
-                              (uint64_t)(uintptr_t)frame->file << 1);
-    struct resolved *r = &a->resolved[h & (RESOLVED_SLOTS - 1)];
-    if (r->function != frame->function || r->file != frame->file) {
-        *r = (struct resolved){frame->function, frame->file, resolve_uncached(a, frame)};
-    }
-    return r->func;
-}
-
-/* ---- per-function state ---- */
-
-static int compare_loc(const void *x, const void *y)
-{
-    const struct loc_ref *a = x, *b = y;
-    if (a->line != b->line)
-        return a->line < b->line ? -1 : 1;
-    return (a->var > b->var) - (a->var < b->var);
-}
-
-static bool collect_locs(const struct ppw_static_func *f, bool excl, struct loc_ref **out,
-                         size_t *count)
-{
-    size_t n = 0;
-    for (size_t v = 0; v < f->var_count; v++)
-        n += excl ? f->vars[v].exclusive_count : f->vars[v].inclusive_count;
-    *count = n;
-    *out = NULL;
-    if (!n)
-        return true;
-    struct loc_ref *locs = malloc(n * sizeof *locs);
-    if (!locs)
-        return false;
-    size_t k = 0;
-    for (size_t v = 0; v < f->var_count; v++) {
-        const struct ppw_static_var *var = &f->vars[v];
-        const struct ppw_static_loc *set = excl ? var->exclusive : var->inclusive;
-        size_t m = excl ? var->exclusive_count : var->inclusive_count;
-        for (size_t i = 0; i < m; i++)
-            locs[k++] = (struct loc_ref){set[i].line, set[i].col, set[i].file, (uint32_t)v};
-    }
-    qsort(locs, n, sizeof *locs, compare_loc);
-    *out = locs;
-    return true;
-}
-
-static int32_t param_root(const struct ppw_static_func *f, int32_t v)
-{
-    for (int depth = 0; v >= 0 && depth <= (int)f->var_count; depth++) {
-        if (f->vars[v].kind == PPW_VAR_PARAM)
-            return f->vars[v].param_index >= 0 ? v : -1;
-        if (f->vars[v].kind != PPW_VAR_FIELD)
-            return -1;
-        v = f->vars[v].parent;
-    }
-    return -1;
-}
-
-struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
-{
-    struct fstate *s = &a->fs[func];
-    if (s->ready)
-        return s;
-    const struct ppw_static_func *f = &a->graph->funcs[func];
-    size_t n = f->var_count ? f->var_count : 1;
-    s->slot = calloc(n, sizeof *s->slot);
-    s->root = calloc(n, sizeof *s->root);
-    s->mark = calloc(n, sizeof *s->mark);
-    s->held = calloc(n, sizeof *s->held);
-    s->pos = calloc(n, sizeof *s->pos);
-    if (!s->slot || !s->root || !s->mark || !s->held || !s->pos ||
-        !collect_locs(f, false, &s->incl, &s->nincl) ||
-        !collect_locs(f, true, &s->excl, &s->nexcl)) {
-        a->oom = true;
-        return NULL;
-    }
-    s->ret = -1;
-    for (size_t v = 0; v < f->var_count; v++) {
-        s->root[v] = param_root(f, (int32_t)v);
-        if (f->vars[v].kind == PPW_VAR_RETURN && s->ret < 0)
-            s->ret = (int32_t)v;
-        s->nglobals += ppw_attr_program_level(&f->vars[v]);
-    }
-    s->flow_of = calloc(n, sizeof *s->flow_of);
-    s->globals = calloc(s->nglobals ? s->nglobals : 1, sizeof *s->globals);
-    if (!s->flow_of || !s->globals) {
-        a->oom = true;
-        return NULL;
-    }
-    if (!ppw_attr_datum_fstate(s, f) || !ppw_attr_effects_fstate(s, f)) {
-        a->oom = true;
-        return NULL;
-    }
-    for (size_t i = 0; i < f->flow_count; i++)
-        s->flow_of[f->flows[i].source] = &f->flows[i];
-    s->nglobals = 0;
-    s->global_slot = malloc(n * sizeof *s->global_slot);
-    if (!s->global_slot) {
-        a->oom = true;
-        return NULL;
-    }
-    s->ready = true; /* ppw_attr_slot below needs it */
-    for (size_t v = 0; v < f->var_count; v++) {
-        s->global_slot[v] = -1;
-        if (ppw_attr_program_level(&f->vars[v])) {
-            s->globals[s->nglobals++] = (uint32_t)v;
-            struct slot *slot = ppw_attr_slot(a, func, (uint32_t)v, "");
-            if (!slot)
-                return NULL;
-            s->global_slot[v] = (int32_t)(slot - a->slots);
-        }
-    }
-    s->ready = true;
-    return s;
-}
-
-static void fstate_free(struct fstate *s)
-{
-    free(s->incl);
-    free(s->excl);
-    free(s->slot);
-    free(s->root);
-    free(s->mark);
-    free(s->held);
-    free(s->pos);
-    free(s->flow_of);
-    free(s->globals);
-    free(s->global_slot);
-    ppw_attr_datum_fstate_free(s);
-    ppw_attr_effects_fstate_free(s);
-    ppw_attr_access_free(s);
-}
-
-/* ---- calling contexts ---- */
-
-static uint64_t node_hash(uint32_t parent, int32_t func)
-{
-    return ppw_attr_mix((uint64_t)parent << 32 | (uint32_t)func);
-}
-
-static bool grow_nodes(struct attr *a)
-{
-    if (!ppw_array_reserve(&a->nodes, &a->nodes_cap, a->nnodes + 1, sizeof *a->nodes))
-        return false;
-    if ((a->nnodes + 1) * 2 <= a->node_table_cap)
-        return true;
-    size_t cap = a->node_table_cap ? a->node_table_cap * 2 : 1024;
-    struct node_ref *table = calloc(cap, sizeof *table);
-    if (!table)
-        return false;
-    free(a->node_table);
-    a->node_table = table;
-    a->node_table_cap = cap;
-    for (size_t i = 1; i < a->nnodes; i++) {
-        size_t k = (size_t)node_hash(a->nodes[i].parent, a->nodes[i].func) & (cap - 1);
-        while (table[k].id)
-            k = (k + 1) & (cap - 1);
-        table[k] = (struct node_ref){a->nodes[i].parent, a->nodes[i].func, (uint32_t)i + 1};
-    }
-    return true;
-}
-
-/* The context parent + func; a call of a function from itself stays in the
- * same context, so that recursion does not multiply contexts. */
-static uint32_t child_node(struct attr *a, uint32_t parent, int32_t func)
-{
-    if (parent && a->nodes[parent].func == func)
-        return parent;
-    if (!grow_nodes(a)) {
-        a->oom = true;
-        return 0;
-    }
-    size_t mask = a->node_table_cap - 1;
-    size_t k = (size_t)node_hash(parent, func) & mask;
-    for (; a->node_table[k].id; k = (k + 1) & mask)
-        if (a->node_table[k].parent == parent && a->node_table[k].func == func)
-            return a->node_table[k].id - 1;
-    a->nodes[a->nnodes] = (struct ctx_node){parent, func, NULL};
-    a->node_table[k] = (struct node_ref){parent, func, (uint32_t)++a->nnodes};
-    return (uint32_t)(a->nnodes - 1);
-}
-
-/* The context of every user frame: the path of user functions from the
- * outermost main (or the outermost frame) down to it. */
-static void contexts(struct attr *a, const struct ppw_blame_stack *st)
-{
-    size_t top = st->nframes - 1;
-    for (size_t i = st->nframes; i-- > 0;) {
-        if (a->func_of[i] >= 0 && a->is_main[a->func_of[i]]) {
-            top = i;
-            break;
-        }
-    }
-    if (!ppw_array_reserve(&a->prev_ctx_func, &a->prev_ctx_func_cap, st->nframes,
-                           sizeof *a->prev_ctx_func) ||
-        !ppw_array_reserve(&a->prev_ctx_node, &a->prev_ctx_node_cap, st->nframes,
-                           sizeof *a->prev_ctx_node)) {
-        a->oom = true;
-        return;
-    }
-    uint32_t node = 0;
-    size_t depth = 0;
-    bool shared = true; /* the callers so far are the previous stack's */
-    for (size_t i = st->nframes; i-- > 0;) {
-        if (i <= top && a->func_of[i] >= 0) {
-            if (shared && depth < a->prev_ctx_len && a->prev_ctx_func[depth] == a->func_of[i]) {
-                node = a->prev_ctx_node[depth];
-            } else {
-                shared = false;
-                node = child_node(a, node, a->func_of[i]);
-                a->prev_ctx_func[depth] = a->func_of[i];
-                a->prev_ctx_node[depth] = node;
-            }
-            depth++;
-        }
-        a->ctx_of[i] = i <= top ? node : 0;
-    }
-    a->prev_ctx_len = depth;
-}
 
 /* ---- blame within a frame ---- */
 
@@ -390,28 +114,6 @@ static void match_location(struct attr *a, struct fstate *s, const struct ppw_bl
         if (s->mark[var] == a->frame_serial && ppw_names_same_file(s->excl[i].file, at->file))
             a->entries[s->pos[var]].excl = true;
     }
-}
-
-/* The call of f at the location of frame at whose callee is named name or
- * other (any callee when name is NULL) and, when kind is not 0, of that
- * kind; one at the frame's column first. */
-const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f,
-                                                 const struct ppw_blame_frame *at, const char *name,
-                                                 const char *other, uint32_t kind)
-{
-    const struct ppw_static_call *line_match = NULL;
-    for (size_t i = 0; i < f->call_count; i++) {
-        const struct ppw_static_call *c = &f->calls[i];
-        bool named = !name || (c->callee[0] && (strcmp(c->callee, name) == 0 ||
-                                                (other && strcmp(c->callee, other) == 0)));
-        if (c->line != at->line || !named || (kind && c->kind != kind))
-            continue;
-        if (at->col && c->col == at->col)
-            return c;
-        if (!line_match)
-            line_match = c;
-    }
-    return line_match;
 }
 
 /* Starts the entries of chain frame k. */
@@ -769,25 +471,6 @@ static bool return_received(const struct attr *a, const struct frame_blame *fb)
     return false;
 }
 
-/* Whether chain frame k's function is code the compiler made of frame
- * k + 1's source function (an OpenMP body, a task and its entry). */
-static bool outlined_from_next(const struct attr *a, size_t k)
-{
-    const struct ppw_static_call *c = a->done[k + 1].call;
-    return (c && (c->kind == PPW_CALL_FORK || c->kind == PPW_CALL_TASK)) ||
-           ppw_names_compiler_made(&a->graph->funcs[a->done[k].func]);
-}
-
-/* The first chain frame of the outermost frame's source function: the
- * blame point (main, a thread's root) with the bodies outlined from it. */
-static size_t outer_run(const struct attr *a)
-{
-    size_t k = a->ndone ? a->ndone - 1 : 0;
-    while (k > 0 && outlined_from_next(a, k - 1))
-        k--;
-    return k;
-}
-
 /* Counts chain frame k's entries on their datums, each datum once per
  * stack however many frames and names blame it. */
 static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
@@ -842,50 +525,6 @@ static void charge(struct attr *a, const struct ppw_blame_stack *st, size_t k)
             slot->excl_w += st->weight;
         }
     }
-}
-
-/* ---- one stack ---- */
-
-bool ppw_attr_stops(const struct attr *a, int32_t func)
-{
-    const struct ppw_static_func *f = &a->graph->funcs[func];
-    if (a->blame_point)
-        return ppw_static_func_matches(f, a->blame_point);
-    return strcmp(f->name, "main") == 0;
-}
-
-/* The parallel runtime's code (OpenMP, MPI and their transports), by the
- * names its frames have without a graph. */
-static bool runtime_frame(const struct ppw_blame_frame *frame)
-{
-    static const char *const prefixes[] = {
-        "__kmp",  "kmp_",   "__ompt", "omp_",  "GOMP_", "MPI_",   "PMPI_",  "ompi_",
-        "opal_",  "mca_",   "ucp_",   "uct_",  "ucs_",  "pmix",   "PMIx",   "sched_yield",
-        "[libomp", "[libgomp", "[libmpi", "[libopen-", "[libuc", "[libpmix", "pthread_barrier",
-        "pthread_cond", "__futex", "futex", "__sched_yield", "pthread_spin",
-    };
-    const char *name = frame->function;
-    for (size_t i = 0; name && i < sizeof prefixes / sizeof prefixes[0]; i++)
-        if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-            return true;
-    return false;
-}
-
-/* Why stack st, whose leaf user frame is u (n: none), charged nothing. */
-static enum ppw_blame_cause cause_of(const struct ppw_blame_stack *st, size_t u)
-{
-    if (u == st->nframes) {
-        for (size_t i = 0; i < st->nframes; i++)
-            if (runtime_frame(&st->frames[i]))
-                return PPW_CAUSE_RUNTIME;
-        return PPW_CAUSE_NO_GRAPH;
-    }
-    for (size_t i = 0; i < u; i++)
-        if (runtime_frame(&st->frames[i]))
-            return PPW_CAUSE_RUNTIME;
-    if (st->frames[u].line == 0)
-        return PPW_CAUSE_LINE0;
-    return u > 0 ? PPW_CAUSE_NO_GRAPH : PPW_CAUSE_NO_VARIABLE;
 }
 
 /* ---- closed frames, memoized ----
@@ -1115,39 +754,23 @@ static void blame_and_close_caller(struct attr *a, size_t k)
     }
 }
 
-static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
+/* ---- the view ---- */
+
+void ppw_attr_blame_stack(struct attr *a, const struct ppw_blame_stack *st, size_t u,
+                          enum ppw_blame_cause why)
 {
-    size_t n = st->nframes, u = n;
-    if (!ppw_array_reserve(&a->func_of, &a->func_of_cap, n, sizeof *a->func_of) ||
-        !ppw_array_reserve(&a->ctx_of, &a->ctx_of_cap, n, sizeof *a->ctx_of)) {
-        a->oom = true;
-        return false;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int32_t func = resolve(a, &st->frames[i]);
-        a->func_of[i] = func >= 0 && is_user(&a->graph->funcs[func]) ? func : -1;
-        if (u == n && a->func_of[i] >= 0)
-            u = i;
-    }
-    if (u == n) { /* no frame of user code */
-        enum ppw_blame_cause why = cause_of(st, n);
+    if (u == st->nframes) { /* no frame of user code */
         a->unblamed[why] += st->samples;
-        a->unaccessed[why] += (double)st->samples;
-        return false;
+        return;
     }
-    a->serial++;
     a->nentries = 0;
     a->nstack_globals = 0;
     a->globals_sig = 0;
     a->effect_frame = NULL;
-    contexts(a, st);
-    if (!ppw_attr_chain(a, st, u))
-        return true;
     blame_leaf(a, st, u);
     close_frame(a, &a->done[0]);
     for (size_t k = 1; k < a->ndone && !a->oom; k++)
         blame_and_close_caller(a, k);
-    a->outer_run = outer_run(a);
     for (size_t k = 0; k < a->ndone && !a->oom; k++)
         charge(a, st, k);
     /* globals blamed through calls of frames that do not name them */
@@ -1162,266 +785,13 @@ static bool attribute_stack(struct attr *a, const struct ppw_blame_stack *st)
     bool blamed = a->nstack_globals > 0;
     for (size_t k = 0; k < a->ndone && !blamed; k++)
         blamed = a->done[k].count > 0;
-    enum ppw_blame_cause why = cause_of(st, u);
     if (!blamed)
         a->unblamed[why] += st->samples;
-    if (a->access && !a->oom) {
-        double before = a->access_samples;
-        ppw_attr_access_stack(a, st, u);
-        double share = 1.0 - (a->access_samples - before) / (double)(st->samples ? st->samples : 1);
-        if (share > 1e-9)
-            a->unaccessed[why] += share * (double)st->samples;
-    }
-    return true;
 }
 
-/* ---- results ---- */
-
-static const char *kind_name(uint32_t kind)
+void ppw_attr_blame_free(struct attr *a)
 {
-    static const char *const names[] = {"?",      "local", "parameter", "global",
-                                        "static", "field", "return"};
-    return kind < sizeof names / sizeof names[0] ? names[kind] : "?";
-}
-
-/* Whether node shows as its caller's node: two pieces of one construct. */
-static bool same_frame(const struct attr *a, const struct ppw_names *names, uint32_t n)
-{
-    uint32_t p = a->nodes[n].parent;
-    return p && ppw_names_same_frame(names, a->nodes[p].func, a->nodes[n].func);
-}
-
-/* "main > solve > step" for node, as names shows them, in the result's arena. */
-static const char *context_text(const struct attr *a, const struct ppw_names *names, uint32_t node,
-                                struct ppw_arena *arena)
-{
-    size_t len = 1;
-    for (uint32_t n = node; n; n = a->nodes[n].parent)
-        if (!same_frame(a, names, n))
-            len += strlen(ppw_names_function(names, a->nodes[n].func)) + 3;
-    char *text = ppw_arena_alloc(arena, len);
-    if (!text)
-        return NULL;
-    char *end = text + len - 1;
-    *end = '\0';
-    for (uint32_t n = node; n; n = a->nodes[n].parent) {
-        if (same_frame(a, names, n))
-            continue;
-        const char *name = ppw_names_function(names, a->nodes[n].func);
-        size_t l = strlen(name);
-        end -= l;
-        memcpy(end, name, l);
-        if (a->nodes[n].parent) {
-            end -= 3;
-            memcpy(end, " > ", 3);
-        }
-    }
-    return end;
-}
-
-static int compare_vars(const void *x, const void *y)
-{
-    const struct ppw_blame_var *a = x, *b = y;
-    if (a->inclusive != b->inclusive)
-        return a->inclusive > b->inclusive ? -1 : 1;
-    if (a->exclusive != b->exclusive)
-        return a->exclusive > b->exclusive ? -1 : 1;
-    int c = strcmp(a->function ? a->function : "", b->function ? b->function : "");
-    if (c)
-        return c;
-    c = strcmp(a->name, b->name);
-    if (c)
-        return c;
-    return strcmp(a->context ? a->context : "", b->context ? b->context : "");
-}
-
-/* A variable's declaration line.  A compiler-made copy (an OpenMP loop
- * variable, a task's copy) has none of its own: its construct's, else, in
- * code the compiler made without a line (a taskloop's task), the first
- * line of the variable's blame set. */
-static uint32_t decl_line(const struct ppw_static_func *f, const struct ppw_static_var *v)
-{
-    if (v->decl_line)
-        return v->decl_line;
-    if (f->line)
-        return f->line;
-    uint32_t first = 0;
-    for (size_t i = 0; i < v->inclusive_count; i++)
-        if (v->inclusive[i].line && (!first || v->inclusive[i].line < first))
-            first = v->inclusive[i].line;
-    return first;
-}
-
-/* A copy of s in the result's arena: names' strings die with names. */
-static const char *keep(struct ppw_arena *arena, const char *s)
-{
-    if (!s)
-        return NULL;
-    size_t len = strlen(s) + 1;
-    char *copy = ppw_arena_alloc(arena, len);
-    if (copy)
-        memcpy(copy, s, len);
-    return copy;
-}
-
-/* "work() result": a return value no caller receives. */
-static const char *result_name(const char *function, struct ppw_arena *arena)
-{
-    size_t len = strlen(function) + sizeof "() result";
-    char *name = ppw_arena_alloc(arena, len);
-    if (name)
-        snprintf(name, len, "%s() result", function);
-    return name;
-}
-
-/* Each slot's context with the most samples: the direct counts of the
- * contexts of its function, then the ones counted by slot. */
-static void best_contexts(const struct attr *a, uint32_t *best_node, uint64_t *best_samples)
-{
-    for (size_t n = 1; n < a->nnodes; n++) {
-        const struct ctx_node *node = &a->nodes[n];
-        if (!node->counts)
-            continue;
-        const struct fstate *s = &a->fs[node->func];
-        for (size_t v = 0; v < a->graph->funcs[node->func].var_count; v++) {
-            size_t at = s->slot ? s->slot[v] : 0;
-            if (!node->counts[v] || !at || node->counts[v] <= best_samples[at - 1])
-                continue;
-            best_samples[at - 1] = node->counts[v];
-            best_node[at - 1] = (uint32_t)n;
-        }
-    }
-    for (size_t i = 0; i < a->nslots; i++)
-        for (size_t k = 0; k < a->slots[i].nctx; k++)
-            if (a->slots[i].ctx[k].samples > best_samples[i]) {
-                best_samples[i] = a->slots[i].ctx[k].samples;
-                best_node[i] = a->slots[i].ctx[k].node;
-            }
-}
-
-/* A scalar local (a number, an enum) of a function the blame point
- * called: a temporary of the data it computes, which holds its blame
- * (rule 11).  Locals of the outermost function are the program's own. */
-static bool is_temporary(const struct slot *slot, const struct ppw_static_var *v)
-{
-    return !slot->path[0] && v->kind == PPW_VAR_LOCAL && (v->flags & PPW_VAR_SCALAR) &&
-           !slot->outermost;
-}
-
-static bool build_result(const struct attr *a, struct ppw_blame_result *r)
-{
-    struct ppw_names *names = NULL;
-    struct ppw_err err;
-    if (a->nslots && !(r->vars = ppw_arena_calloc(r->arena, a->nslots, sizeof *r->vars)))
-        return false;
-    if (a->nslots && ppw_names_new(a->graph, &names, &err) != 0)
-        return false;
-    uint32_t *best_node = calloc(a->nslots + 1, sizeof *best_node);
-    uint64_t *best_samples = calloc(a->nslots + 1, sizeof *best_samples);
-    if (!best_node || !best_samples) {
-        free(best_node);
-        free(best_samples);
-        ppw_names_free(names);
-        return false;
-    }
-    best_contexts(a, best_node, best_samples);
-    bool ok = true;
-    for (size_t i = 0; i < a->nslots; i++) {
-        const struct slot *slot = &a->slots[i];
-        const struct ppw_static_func *f = &a->graph->funcs[slot->func];
-        const struct ppw_static_var *v = &f->vars[slot->var];
-        if (!slot->incl && !slot->acc_read && !slot->acc_write)
-            continue;
-        if (!a->temporaries && is_temporary(slot, v)) {
-            r->temporaries++;
-            continue;
-        }
-        struct ppw_blame_var *out = &r->vars[r->nvars++];
-        *out = (struct ppw_blame_var){
-            .name = slot->name,
-            .function = v->kind == PPW_VAR_GLOBAL ? NULL
-                                                  : keep(r->arena, ppw_names_source(names, slot->func)),
-            .function_key = v->kind == PPW_VAR_GLOBAL ? NULL : f->linkage_name,
-            .kind = kind_name(slot->path[0] ? PPW_VAR_FIELD : v->kind),
-            .type = slot->type,
-            .decl_file = v->decl_file[0] ? v->decl_file : f->file,
-            .decl_line = decl_line(f, v),
-            .inclusive = slot->incl,
-            .exclusive = slot->excl,
-            .inclusive_weight = slot->incl_w,
-            .exclusive_weight = slot->excl_w,
-            .access_read = slot->acc_read,
-            .access_write = slot->acc_write,
-            .access_read_weight = slot->acc_read_w,
-            .access_write_weight = slot->acc_write_w,
-        };
-        if (v->kind == PPW_VAR_RETURN &&
-            !(out->name = result_name(ppw_names_source(names, slot->func), r->arena))) {
-            ok = false;
-            break;
-        }
-        if (slot->naliases) {
-            struct ppw_blame_alias *aliases =
-                ppw_arena_calloc(r->arena, slot->naliases, sizeof *aliases);
-            if (!aliases) {
-                ok = false;
-                break;
-            }
-            for (size_t k = 0; k < slot->naliases; k++) {
-                const struct ppw_static_func *af = &a->graph->funcs[slot->alias_func[k]];
-                aliases[k] = (struct ppw_blame_alias){
-                    af->vars[slot->alias_var[k]].name,
-                    keep(r->arena, ppw_names_function(names, slot->alias_func[k]))};
-                if (!aliases[k].function)
-                    ok = false;
-            }
-            out->aliases = aliases;
-            out->naliases = slot->naliases;
-        }
-        if (best_samples[i] &&
-            !(out->context = context_text(a, names, best_node[i], r->arena))) {
-            ok = false;
-            break;
-        }
-        if (!slot->global && (!out->context || !out->context[0]))
-            /* only the access view reached it */
-            out->context = keep(r->arena, ppw_names_function(names, slot->func));
-    }
-    free(best_node);
-    free(best_samples);
-    ppw_names_free(names);
-    if (ok && r->nvars)
-        qsort(r->vars, r->nvars, sizeof *r->vars, compare_vars);
-    return ok;
-}
-
-static void attr_free(struct attr *a)
-{
-    for (size_t i = 0; a->fs && i < a->graph->func_count; i++)
-        fstate_free(&a->fs[i]);
-    free(a->fs);
-    for (size_t i = 0; i < a->nlists; i++)
-        free(a->lists[i].funcs);
-    free(a->lists);
-    ppw_strmap_free(&a->names);
-    ppw_strmap_free(&a->globals);
-    for (size_t i = 0; i < a->nslots; i++)
-        free(a->slots[i].ctx);
-    free(a->slots);
-    for (size_t i = 0; i < a->nnodes; i++)
-        free(a->nodes[i].counts);
-    free(a->nodes);
-    free(a->node_table);
-    free(a->ctx_table);
-    free(a->func_of);
-    free(a->ctx_of);
-    free(a->prev_ctx_func);
-    free(a->prev_ctx_node);
-    free(a->is_main);
     free(a->entries);
-    free(a->done);
-    ppw_attr_datum_free(a);
-    ppw_attr_effects_free(a);
     free(a->stack_globals);
     free(a->transfers);
     free(a->targets);
@@ -1432,110 +802,4 @@ static void attr_free(struct attr *a)
     free(a->closed_slots);
     free(a->closed_globals);
     free(a->start_copy);
-    free(a->shares);
-}
-
-static bool attr_init(struct attr *a)
-{
-    const struct ppw_static_graph *g = a->graph;
-    if (!(a->fs = calloc(g->func_count ? g->func_count : 1, sizeof *a->fs)) ||
-        !(a->is_main = calloc(g->func_count ? g->func_count : 1, sizeof *a->is_main)))
-        return false;
-    for (size_t i = 0; i < g->func_count; i++)
-        a->is_main[i] = strcmp(g->funcs[i].name, "main") == 0;
-    for (size_t i = 0; i < g->func_count; i++)
-        if (!index_name(a, g->funcs[i].name, i) || !index_name(a, g->funcs[i].linkage_name, i))
-            return false;
-    a->nnodes = 1; /* node 0: the empty context */
-    if (!ppw_array_reserve(&a->nodes, &a->nodes_cap, 1, sizeof *a->nodes))
-        return false;
-    a->nodes[0] = (struct ctx_node){0, -1, NULL};
-    return true;
-}
-
-void ppw_blame_result_free(struct ppw_blame_result *result)
-{
-    if (!result)
-        return;
-    ppw_arena_free(result->arena);
-    free(result);
-}
-
-/* Orders stacks by their frames from the outermost: callers first. */
-static int compare_callers(const void *x, const void *y)
-{
-    const struct ppw_blame_stack *a = *(const struct ppw_blame_stack *const *)x;
-    const struct ppw_blame_stack *b = *(const struct ppw_blame_stack *const *)y;
-    size_t i = a->nframes, j = b->nframes;
-    while (i && j) {
-        const struct ppw_blame_frame *fa = &a->frames[--i], *fb = &b->frames[--j];
-        if (fa->function != fb->function)
-            return (uintptr_t)fa->function < (uintptr_t)fb->function ? -1 : 1;
-        if (fa->line != fb->line)
-            return fa->line < fb->line ? -1 : 1;
-    }
-    return (i > j) - (i < j);
-}
-
-int ppw_blame_attribute(const struct ppw_static_graph *graph, const struct ppw_blame_stack *stacks,
-                        size_t nstacks, const struct ppw_blame_options *options,
-                        struct ppw_blame_result **out, struct ppw_err *err)
-{
-    struct attr a = {.graph = graph,
-                     .blame_point = options ? options->blame_point : NULL,
-                     .temporaries = options && options->temporaries,
-                     .access = options && options->access};
-    struct ppw_blame_result *r = calloc(1, sizeof *r);
-    int rc = 0;
-    *out = NULL;
-    if (r && (r->arena = ppw_arena_new()))
-        a.names_arena = r->arena;
-    if (!r || !r->arena || !attr_init(&a)) {
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory attributing samples");
-        goto out;
-    }
-    if (a.blame_point && !ppw_static_graph_find_func(graph, a.blame_point)) {
-        rc = ppw_err_set(err, PPW_ENOTFOUND,
-                         "blame point: no function named '%s' in the static graphs of %s",
-                         a.blame_point, graph->path);
-        goto out;
-    }
-    /* Stacks with the same callers in a row share their contexts. */
-    const struct ppw_blame_stack **order = calloc(nstacks ? nstacks : 1, sizeof *order);
-    if (!order) {
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory attributing samples");
-        goto out;
-    }
-    for (size_t i = 0; i < nstacks; i++)
-        order[i] = &stacks[i];
-    qsort(order, nstacks, sizeof *order, compare_callers);
-    for (size_t k = 0; k < nstacks && !a.oom; k++) {
-        const struct ppw_blame_stack *st = order[k];
-        r->total_samples += st->samples;
-        r->total_weight += st->weight;
-        if (options && options->stack_variable) {
-            a.stack_variable = &options->stack_variable[st - stacks];
-            a.stack_variable_frame = NULL;
-            *a.stack_variable = NULL;
-        }
-        if (!attribute_stack(&a, st) && !a.oom)
-            r->unattributed += st->samples;
-    }
-    free(order);
-    r->access_samples = a.access_samples;
-    memcpy(r->unblamed, a.unblamed, sizeof r->unblamed);
-    memcpy(r->unaccessed, a.unaccessed, sizeof r->unaccessed);
-    r->access_weight = a.access_weight;
-    r->access_data = true;
-    for (size_t i = 0; i < graph->unit_count; i++)
-        r->access_data &= graph->units[i].minor >= 1;
-    if (a.oom || !build_result(&a, r))
-        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory attributing samples");
-out:
-    attr_free(&a);
-    if (rc)
-        ppw_blame_result_free(r);
-    else
-        *out = r;
-    return rc;
 }

@@ -1,6 +1,8 @@
-/* Internal to attribution (attribute.c: blame; access.c: the access
- * view): the state one ppw_blame_attribute call works on.  Other modules
- * include attribute.h only. */
+/* Internal to attribution: the state one ppw_blame_attribute call works
+ * on, shared by the walk over the stacks (stack_walk.c), what is below the
+ * views (datum.c: the chain and the datums; effects.c: what calls write),
+ * the views (attribute.c: blame; access.c: access) and the result
+ * (results.c).  Other modules include attribute.h only. */
 #ifndef PPW_BLAME_ATTRIBUTE_INT_H
 #define PPW_BLAME_ATTRIBUTE_INT_H
 
@@ -377,9 +379,22 @@ const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f
 /* Whether blame stops at func (the blame point, or main). */
 bool ppw_attr_stops(const struct attr *a, int32_t func);
 
-/* access.c: charges stack st, whose leaf user frame is u, to the variables
- * accessed at its location, transferred up through parameter bindings. */
-void ppw_attr_access_stack(struct attr *a, const struct ppw_blame_stack *st, size_t u);
+/* A view: one pass over stack st, whose leaf user frame is u (st->nframes:
+ * none) and whose chain (attr.done), contexts and outer_run the walk
+ * built, charging its data to slots; what it cannot charge it counts as
+ * unattributed for cause why. */
+typedef void ppw_attr_view_fn(struct attr *a, const struct ppw_blame_stack *st, size_t u,
+                              enum ppw_blame_cause why);
+/* attribute.c: the blame view. */
+ppw_attr_view_fn ppw_attr_blame_stack;
+void ppw_attr_blame_free(struct attr *a);
+/* access.c: the access view: the variables accessed at the stack's
+ * location, transferred up through parameter bindings. */
+ppw_attr_view_fn ppw_attr_access_stack;
 void ppw_attr_access_free(struct fstate *s);
+void ppw_attr_access_view_free(struct attr *a);
+
+/* results.c: the result's rows, from the slots; false when out of memory. */
+bool ppw_attr_results(const struct attr *a, struct ppw_blame_result *r);
 
 #endif
