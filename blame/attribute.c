@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "attribute_int.h"
 #include "names.h"
+#include "open_table.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
 
@@ -156,6 +157,22 @@ static uint64_t transfer_hash(const struct ppw_static_call *c, uint32_t var)
     return ppw_attr_mix((uint64_t)(uintptr_t)c ^ (uint64_t)var << 48);
 }
 
+static uint64_t place_transfer(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const struct transfer_memo *m = entry;
+    return transfer_hash(m->call, m->var);
+}
+
+static bool transfer_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct transfer_memo *)entry)->call != NULL;
+}
+
+static const struct ppw_open_table_kind transfer_table = {sizeof(struct transfer_memo), 1024,
+                                                          place_transfer, transfer_used};
+
 static bool push_target(struct attr *a, int32_t var, bool by_arg)
 {
     if (!ppw_array_reserve(&a->targets, &a->targets_cap, a->ntargets + 1, sizeof *a->targets))
@@ -175,25 +192,10 @@ static const struct transfer_memo *transfer_targets(struct attr *a, const struct
                                                     const struct fstate *cs,
                                                     const struct ppw_static_call *c, uint32_t var)
 {
-    if ((a->ntransfers + 1) * 2 > a->transfers_cap) {
-        size_t cap = a->transfers_cap ? a->transfers_cap * 2 : 1024;
-        struct transfer_memo *table = calloc(cap, sizeof *table);
-        if (!table) {
-            a->oom = true;
-            return NULL;
-        }
-        for (size_t i = 0; i < a->transfers_cap; i++) {
-            const struct transfer_memo *m = &a->transfers[i];
-            if (!m->call)
-                continue;
-            size_t k = (size_t)transfer_hash(m->call, m->var) & (cap - 1);
-            while (table[k].call)
-                k = (k + 1) & (cap - 1);
-            table[k] = *m;
-        }
-        free(a->transfers);
-        a->transfers = table;
-        a->transfers_cap = cap;
+    if (!ppw_open_table_reserve((void **)&a->transfers, &a->transfers_cap, a->ntransfers,
+                                &transfer_table, NULL)) {
+        a->oom = true;
+        return NULL;
     }
     size_t mask = a->transfers_cap - 1;
     size_t k = (size_t)transfer_hash(c, var) & mask;
@@ -392,29 +394,21 @@ static uint64_t ctx_hash(uint32_t slot, uint32_t node)
     return ppw_attr_mix((uint64_t)slot << 32 | node);
 }
 
-/* Makes room for one more context in the (slot, node) index. */
-static bool grow_ctx_table(struct attr *a)
+static uint64_t place_ctx(const void *entry, const void *ctx)
 {
-    if ((a->nctx_refs + 1) * 2 <= a->ctx_table_cap)
-        return true;
-    size_t cap = a->ctx_table_cap ? a->ctx_table_cap * 2 : 1024;
-    struct ctx_ref *table = calloc(cap, sizeof *table);
-    if (!table)
-        return false;
-    for (size_t i = 0; i < a->ctx_table_cap; i++) {
-        const struct ctx_ref *r = &a->ctx_table[i];
-        if (!r->slot)
-            continue;
-        size_t k = (size_t)ctx_hash(r->slot, r->node) & (cap - 1);
-        while (table[k].slot)
-            k = (k + 1) & (cap - 1);
-        table[k] = *r;
-    }
-    free(a->ctx_table);
-    a->ctx_table = table;
-    a->ctx_table_cap = cap;
-    return true;
+    (void)ctx;
+    const struct ctx_ref *r = entry;
+    return ctx_hash(r->slot, r->node);
 }
+
+static bool ctx_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct ctx_ref *)entry)->slot != 0;
+}
+
+static const struct ppw_open_table_kind ctx_table = {sizeof(struct ctx_ref), 1024, place_ctx,
+                                                     ctx_used};
 
 /* Adds samples to slot's count in context node, through a hash index:
  * a variable may be blamed in as many contexts as there are stacks. */
@@ -438,7 +432,8 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
         return;
     }
     uint32_t id = (uint32_t)(slot - a->slots) + 1;
-    if (!grow_ctx_table(a)) {
+    if (!ppw_open_table_reserve((void **)&a->ctx_table, &a->ctx_table_cap, a->nctx_refs,
+                                &ctx_table, NULL)) {
         a->oom = true;
         return;
     }
@@ -577,6 +572,22 @@ static const struct closed_frame *closed_find(const struct attr *a, const struct
     return NULL;
 }
 
+/* closed_table's entries are 1 + an index into attr.closed */
+static uint64_t place_closed(const void *entry, const void *ctx)
+{
+    const struct closed_frame *closed = ctx;
+    return closed[*(const uint32_t *)entry - 1].hash >> 7;
+}
+
+static bool closed_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return *(const uint32_t *)entry != 0;
+}
+
+static const struct ppw_open_table_kind closed_table = {sizeof(uint32_t), 4096, place_closed,
+                                                        closed_used};
+
 /* Remembers frame fb's closure: it started with start entries and
  * globals_before globals, and is now closed. */
 static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64_t hash,
@@ -593,22 +604,10 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
         a->oom = true;
         return;
     }
-    if ((a->nclosed + 1) * 2 > a->closed_cap) {
-        size_t cap = a->closed_cap ? a->closed_cap * 2 : 4096;
-        uint32_t *table = calloc(cap, sizeof *table);
-        if (!table) {
-            a->oom = true;
-            return;
-        }
-        for (size_t i = 0; i < a->nclosed; i++) {
-            size_t k = (size_t)(a->closed[i].hash >> 7) & (cap - 1);
-            while (table[k])
-                k = (k + 1) & (cap - 1);
-            table[k] = (uint32_t)i + 1;
-        }
-        free(a->closed_table);
-        a->closed_table = table;
-        a->closed_cap = cap;
+    if (!ppw_open_table_reserve((void **)&a->closed_table, &a->closed_cap, a->nclosed,
+                                &closed_table, a->closed)) {
+        a->oom = true;
+        return;
     }
     struct closed_frame *c = &a->closed[a->nclosed];
     *c = (struct closed_frame){.hash = hash,
@@ -695,30 +694,31 @@ static uint64_t frame_step_hash(uint32_t from_closed, const struct ppw_static_ca
     return ppw_attr_mix((uint64_t)from_closed << 40 ^ (uint64_t)(uintptr_t)call);
 }
 
+static uint64_t place_frame_step(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const struct frame_step *step = entry;
+    return frame_step_hash(step->from_closed, step->call);
+}
+
+static bool frame_step_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct frame_step *)entry)->from_closed != 0;
+}
+
+static const struct ppw_open_table_kind frame_step_table = {
+    sizeof(struct frame_step), 4096, place_frame_step, frame_step_used};
+
 /* The entry of (from_closed, call), or the empty one where it goes; NULL
  * when out of memory. */
 static struct frame_step *frame_step_find(struct attr *a, uint32_t from_closed,
                                           const struct ppw_static_call *call)
 {
-    if ((a->nframe_steps + 1) * 2 > a->frame_steps_cap) {
-        size_t cap = a->frame_steps_cap ? a->frame_steps_cap * 2 : 4096;
-        struct frame_step *table = calloc(cap, sizeof *table);
-        if (!table) {
-            a->oom = true;
-            return NULL;
-        }
-        for (size_t i = 0; i < a->frame_steps_cap; i++) {
-            const struct frame_step *old = &a->frame_steps[i];
-            if (!old->from_closed)
-                continue;
-            size_t k = (size_t)frame_step_hash(old->from_closed, old->call) & (cap - 1);
-            while (table[k].from_closed)
-                k = (k + 1) & (cap - 1);
-            table[k] = *old;
-        }
-        free(a->frame_steps);
-        a->frame_steps = table;
-        a->frame_steps_cap = cap;
+    if (!ppw_open_table_reserve((void **)&a->frame_steps, &a->frame_steps_cap, a->nframe_steps,
+                                &frame_step_table, NULL)) {
+        a->oom = true;
+        return NULL;
     }
     size_t mask = a->frame_steps_cap - 1, k = (size_t)frame_step_hash(from_closed, call) & mask;
     for (; a->frame_steps[k].from_closed; k = (k + 1) & mask)

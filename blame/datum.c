@@ -14,6 +14,7 @@
 
 #include "arena.h"
 #include "attribute_int.h"
+#include "open_table.h"
 #include "ppw/static_format.h"
 
 /* ---- the chain ---- */
@@ -158,6 +159,22 @@ static uint64_t memo_hash(const struct ppw_static_call *c, uint32_t var, const c
                         (uint64_t)(uintptr_t)path ^ ((uint64_t)extra << 20));
 }
 
+static uint64_t place_memo(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const struct binding_memo *m = entry;
+    return memo_hash(m->call, m->var, m->path, m->extra);
+}
+
+static bool memo_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct binding_memo *)entry)->call != NULL;
+}
+
+static const struct ppw_open_table_kind memo_table = {sizeof(struct binding_memo), 1024, place_memo,
+                                                      memo_used};
+
 /* The entry for (c, var, path, extra), or the empty entry where it goes;
  * c NULL looks up a datum key (DATUM_KEY). */
 static struct binding_memo *memo_find(struct attr *a, const struct ppw_static_call *c,
@@ -165,25 +182,9 @@ static struct binding_memo *memo_find(struct attr *a, const struct ppw_static_ca
 {
     if (!c)
         c = DATUM_KEY;
-    if ((a->nmemo + 1) * 2 > a->memo_cap) {
-        size_t cap = a->memo_cap ? a->memo_cap * 2 : 1024;
-        struct binding_memo *table = calloc(cap, sizeof *table);
-        if (!table) {
-            a->oom = true;
-            return NULL;
-        }
-        for (size_t i = 0; i < a->memo_cap; i++) {
-            const struct binding_memo *m = &a->memo[i];
-            if (!m->call)
-                continue;
-            size_t k = (size_t)memo_hash(m->call, m->var, m->path, m->extra) & (cap - 1);
-            while (table[k].call)
-                k = (k + 1) & (cap - 1);
-            table[k] = *m;
-        }
-        free(a->memo);
-        a->memo = table;
-        a->memo_cap = cap;
+    if (!ppw_open_table_reserve((void **)&a->memo, &a->memo_cap, a->nmemo, &memo_table, NULL)) {
+        a->oom = true;
+        return NULL;
     }
     size_t mask = a->memo_cap - 1, k = (size_t)memo_hash(c, var, path, extra) & mask;
     for (; a->memo[k].call; k = (k + 1) & mask)
@@ -342,6 +343,23 @@ static uint64_t step_hash(uint32_t link, uint32_t var, const char *path)
     return ppw_attr_mix(((uint64_t)link << 32 | var) ^ (uint64_t)(uintptr_t)path);
 }
 
+static uint64_t place_step(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const struct stack_step *step = entry;
+    return step_hash(step->link, step->var, step->path);
+}
+
+/* A step of an older stack is a free entry. */
+static bool step_used(const void *entry, const void *ctx)
+{
+    const struct attr *a = ctx;
+    return ((const struct stack_step *)entry)->serial == a->serial;
+}
+
+static const struct ppw_open_table_kind step_table = {sizeof(struct stack_step), 1024, place_step,
+                                                      step_used};
+
 /* The entry of (link, var, path) in the current stack's steps, or where it
  * goes (serial older than the stack's).  Entries of older stacks are
  * overwritten; the table grows when a stack fills half of it. */
@@ -351,25 +369,10 @@ static struct stack_step *step_find(struct attr *a, uint32_t link, uint32_t var,
         a->step_stack = a->serial;
         a->nsteps_used = 0;
     }
-    if ((a->nsteps_used + 1) * 2 > a->steps_cap) {
-        size_t cap = a->steps_cap ? a->steps_cap * 2 : 1024;
-        struct stack_step *table = calloc(cap, sizeof *table);
-        if (!table) {
-            a->oom = true;
-            return NULL;
-        }
-        for (size_t i = 0; i < a->steps_cap; i++) {
-            const struct stack_step *old = &a->steps[i];
-            if (old->serial != a->serial)
-                continue;
-            size_t k = (size_t)step_hash(old->link, old->var, old->path) & (cap - 1);
-            while (table[k].serial == a->serial)
-                k = (k + 1) & (cap - 1);
-            table[k] = *old;
-        }
-        free(a->steps);
-        a->steps = table;
-        a->steps_cap = cap;
+    if (!ppw_open_table_reserve((void **)&a->steps, &a->steps_cap, a->nsteps_used, &step_table,
+                                a)) {
+        a->oom = true;
+        return NULL;
     }
     size_t mask = a->steps_cap - 1, k = (size_t)step_hash(link, var, path) & mask;
     for (; a->steps[k].serial == a->serial; k = (k + 1) & mask)

@@ -13,6 +13,7 @@
 
 #include "arena.h"
 #include "attribute_int.h"
+#include "open_table.h"
 #include "ppw/static_format.h"
 
 enum { SUMMARY_DEPTH = 4 };
@@ -173,27 +174,28 @@ static struct summary_entry *lookup(struct attr *a, uint64_t key)
     return NULL;
 }
 
+static uint64_t place_summary(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ppw_attr_mix(((const struct summary_entry *)entry)->key);
+}
+
+static bool summary_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct summary_entry *)entry)->key != 0;
+}
+
+static const struct ppw_open_table_kind summary_table = {sizeof(struct summary_entry), 256,
+                                                         place_summary, summary_used};
+
 /* Enters key -> list (summaries and frame effects share the table: frame
  * effects' keys have the top bit set). */
 static bool remember(struct attr *a, uint64_t key, struct effect_list *list)
 {
-    if ((a->nsummaries + 1) * 2 > a->summaries_cap) {
-        size_t cap = a->summaries_cap ? a->summaries_cap * 2 : 256;
-        struct summary_entry *table = calloc(cap, sizeof *table);
-        if (!table)
-            return false;
-        for (size_t i = 0; i < a->summaries_cap; i++) {
-            if (!a->summaries[i].key)
-                continue;
-            size_t j = memo_slot(a->summaries[i].key, cap - 1);
-            while (table[j].key)
-                j = (j + 1) & (cap - 1);
-            table[j] = a->summaries[i];
-        }
-        free(a->summaries);
-        a->summaries = table;
-        a->summaries_cap = cap;
-    }
+    if (!ppw_open_table_reserve((void **)&a->summaries, &a->summaries_cap, a->nsummaries,
+                                &summary_table, NULL))
+        return false;
     size_t mask = a->summaries_cap - 1, k = memo_slot(key, mask);
     while (a->summaries[k].key)
         k = (k + 1) & mask;

@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "attribute_int.h"
 #include "names.h"
+#include "open_table.h"
 #include "ppw/static_format.h"
 #include "read_graph.h"
 #include "strmap.h"
@@ -215,26 +216,28 @@ static uint64_t node_hash(uint32_t parent, int32_t func)
     return ppw_attr_mix((uint64_t)parent << 32 | (uint32_t)func);
 }
 
+static uint64_t place_node(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    const struct node_ref *r = entry;
+    return node_hash(r->parent, r->func);
+}
+
+static bool node_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct node_ref *)entry)->id != 0;
+}
+
+static const struct ppw_open_table_kind node_table = {sizeof(struct node_ref), 1024, place_node,
+                                                      node_used};
+
 static bool grow_nodes(struct attr *a)
 {
     if (!ppw_array_reserve(&a->nodes, &a->nodes_cap, a->nnodes + 1, sizeof *a->nodes))
         return false;
-    if ((a->nnodes + 1) * 2 <= a->node_table_cap)
-        return true;
-    size_t cap = a->node_table_cap ? a->node_table_cap * 2 : 1024;
-    struct node_ref *table = calloc(cap, sizeof *table);
-    if (!table)
-        return false;
-    free(a->node_table);
-    a->node_table = table;
-    a->node_table_cap = cap;
-    for (size_t i = 1; i < a->nnodes; i++) {
-        size_t k = (size_t)node_hash(a->nodes[i].parent, a->nodes[i].func) & (cap - 1);
-        while (table[k].id)
-            k = (k + 1) & (cap - 1);
-        table[k] = (struct node_ref){a->nodes[i].parent, a->nodes[i].func, (uint32_t)i + 1};
-    }
-    return true;
+    return ppw_open_table_reserve((void **)&a->node_table, &a->node_table_cap, a->nnodes,
+                                  &node_table, NULL);
 }
 
 /* The context parent + func; a call of a function from itself stays in the
