@@ -211,10 +211,6 @@ struct ctx_node {
     uint64_t *counts; /* per variable of func: the samples that blamed it in this context */
 };
 
-struct name_list {
-    size_t *funcs;
-    size_t count, cap;
-};
 
 /* A direct-mapped cache of resolve(): frame name and file -> function. */
 enum { RESOLVED_SLOTS = 4096 };
@@ -230,9 +226,7 @@ struct attr {
     const char **stack_variable; /* the current stack's entry of options->stack_variable */
     const struct frame_blame *stack_variable_frame; /* the frame that set it */
     struct fstate *fs;
-    struct ppw_strmap names; /* source and linkage names -> index into lists */
-    struct name_list *lists;
-    size_t nlists, lists_cap;
+    struct ppw_strmultimap names; /* source and linkage names -> functions */
     struct ppw_strmap globals; /* key -> slot */
     struct slot *slots;
     size_t nslots, slots_cap;

@@ -63,17 +63,16 @@ int32_t ppw_attr_callee(struct attr *a, const struct ppw_static_func *caller,
 static int32_t find_callee(struct attr *a, const struct ppw_static_func *caller,
                            const struct ppw_static_call *c)
 {
-    struct ppw_strmap_entry *e = ppw_strmap_find(&a->names, c->callee);
-    if (!e)
+    const struct ppw_strmultimap_list *list = ppw_strmultimap_find(&a->names, c->callee);
+    if (!list)
         return -1;
-    const struct name_list *list = &a->lists[e->value];
     int32_t best = -1;
     for (size_t i = 0; i < list->count; i++) {
-        const struct ppw_static_func *f = &a->graph->funcs[list->funcs[i]];
+        const struct ppw_static_func *f = &a->graph->funcs[list->items[i]];
         if (!(f->flags & PPW_FUNC_ANALYSED))
             continue;
         if (best < 0 || f->unit == caller->unit)
-            best = (int32_t)list->funcs[i];
+            best = (int32_t)list->items[i];
     }
     return best;
 }

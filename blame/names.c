@@ -13,18 +13,6 @@
 
 enum { NO_FUNC = -1 };
 
-/* Items (function indices, or calls as func << 32 | call) under a string key. */
-struct list {
-    uint64_t *items;
-    size_t count, cap;
-};
-
-struct multimap {
-    struct ppw_strmap keys; /* key -> index into lists */
-    struct list *lists;
-    size_t count, cap;
-};
-
 struct func_name {
     const char *source; /* the source function: a string of the graph */
     const char *shown;  /* interned in names->strings */
@@ -42,8 +30,8 @@ struct frame_slot {
 struct ppw_names {
     const struct ppw_static_graph *graph;
     struct func_name *funcs;
-    struct multimap by_name;   /* source and linkage names -> functions */
-    struct multimap callers;   /* callee -> its FORK, TASK and direct calls */
+    struct ppw_strmultimap by_name; /* source and linkage names -> functions */
+    struct ppw_strmultimap callers; /* callee -> its FORK, TASK and direct calls */
     struct ppw_strmap strings; /* every name shown, interned; value 1: a function with a graph */
     struct frame_slot *cache;
     size_t cache_cap, cache_count;
@@ -82,42 +70,6 @@ bool ppw_names_same_file(const char *a, const char *b)
     return strcmp(a + la - lb, b) == 0 && (la == lb || a[la - lb - 1] == '/');
 }
 
-static bool multimap_add(struct multimap *m, const char *key, uint64_t item)
-{
-    bool added;
-    if (!key[0])
-        return true;
-    struct ppw_strmap_entry *e = ppw_strmap_put(&m->keys, key, m->count, &added);
-    if (!e)
-        return false;
-    if (added) {
-        if (!ppw_array_reserve(&m->lists, &m->cap, m->count + 1, sizeof *m->lists))
-            return false;
-        m->lists[m->count++] = (struct list){0};
-    }
-    struct list *l = &m->lists[e->value];
-    if (l->count && l->items[l->count - 1] == item)
-        return true; /* a name equal to the linkage name */
-    if (!ppw_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
-        return false;
-    l->items[l->count++] = item;
-    return true;
-}
-
-static const struct list *multimap_find(const struct multimap *m, const char *key)
-{
-    const struct ppw_strmap_entry *e = key ? ppw_strmap_find(&m->keys, key) : NULL;
-    return e ? &m->lists[e->value] : NULL;
-}
-
-static void multimap_free(struct multimap *m)
-{
-    for (size_t i = 0; i < m->count; i++)
-        free(m->lists[i].items);
-    free(m->lists);
-    ppw_strmap_free(&m->keys);
-}
-
 static const char *intern(struct ppw_names *nm, const char *s, bool has_graph)
 {
     bool added;
@@ -143,7 +95,7 @@ bool ppw_names_compiler_made(const struct ppw_static_func *f)
 /* The function named name, in unit when there is one there. */
 static int64_t find_in_unit(const struct ppw_names *nm, const char *name, size_t unit)
 {
-    const struct list *l = multimap_find(&nm->by_name, name);
+    const struct ppw_strmultimap_list *l = ppw_strmultimap_find(&nm->by_name, name);
     if (!l)
         return NO_FUNC;
     for (size_t i = 0; i < l->count; i++)
@@ -163,7 +115,7 @@ static bool find_caller(const struct ppw_names *nm, size_t fi, uint32_t kind, ui
     const struct ppw_static_func *f = &nm->graph->funcs[fi];
     const char *names[2] = {f->linkage_name, f->name};
     for (size_t k = 0; k < 2; k++) {
-        const struct list *l = multimap_find(&nm->callers, names[k]);
+        const struct ppw_strmultimap_list *l = ppw_strmultimap_find(&nm->callers, names[k]);
         for (size_t i = 0; l && i < l->count; i++) {
             const struct ppw_static_call *c = call_of(nm, l->items[i]);
             const struct ppw_static_func *caller = &nm->graph->funcs[l->items[i] >> 32];
@@ -251,8 +203,9 @@ static int64_t enclosing(const struct ppw_names *nm, const struct ppw_static_fun
     int64_t best = NO_FUNC;
     for (size_t i = 0; i < nm->graph->func_count; i++) {
         const struct ppw_static_func *g = &nm->graph->funcs[i];
-        if (g->unit == f->unit && strcmp(g->file, f->file) == 0 && !ppw_names_compiler_made(g) && g->line &&
-            g->line <= f->line && (best == NO_FUNC || g->line > nm->graph->funcs[best].line))
+        if (g->unit == f->unit && strcmp(g->file, f->file) == 0 && !ppw_names_compiler_made(g) &&
+            g->line && g->line <= f->line &&
+            (best == NO_FUNC || g->line > nm->graph->funcs[best].line))
             best = (int64_t)i;
     }
     return best;
@@ -343,13 +296,13 @@ int ppw_names_new(const struct ppw_static_graph *graph, struct ppw_names **out, 
     nm->graph = graph;
     for (size_t i = 0; i < graph->func_count; i++) {
         const struct ppw_static_func *f = &graph->funcs[i];
-        if (!multimap_add(&nm->by_name, f->name, i) ||
-            !multimap_add(&nm->by_name, f->linkage_name, i))
+        if (!ppw_strmultimap_add(&nm->by_name, f->name, i) ||
+            !ppw_strmultimap_add(&nm->by_name, f->linkage_name, i))
             goto oom;
         for (size_t k = 0; k < f->call_count; k++) {
             uint32_t kind = f->calls[k].kind;
             if ((kind == PPW_CALL_FORK || kind == PPW_CALL_TASK || kind == PPW_CALL_DIRECT) &&
-                !multimap_add(&nm->callers, f->calls[k].callee, (uint64_t)i << 32 | k))
+                !ppw_strmultimap_add(&nm->callers, f->calls[k].callee, (uint64_t)i << 32 | k))
                 goto oom;
         }
     }
@@ -369,8 +322,8 @@ void ppw_names_free(struct ppw_names *nm)
     if (!nm)
         return;
     free(nm->funcs);
-    multimap_free(&nm->by_name);
-    multimap_free(&nm->callers);
+    ppw_strmultimap_free(&nm->by_name);
+    ppw_strmultimap_free(&nm->callers);
     ppw_strmap_free(&nm->strings);
     free(nm->cache);
     free(nm);
@@ -419,7 +372,7 @@ bool ppw_names_has_graph(const struct ppw_names *nm, const char *shown)
  * (static functions of different units), the one in the frame's file. */
 static int64_t frame_func(const struct ppw_names *nm, const struct ppw_blame_frame *frame)
 {
-    const struct list *l = multimap_find(&nm->by_name, frame->function);
+    const struct ppw_strmultimap_list *l = ppw_strmultimap_find(&nm->by_name, frame->function);
     if (!l)
         return NO_FUNC;
     for (size_t i = 0; i < l->count && l->count > 1; i++)

@@ -174,8 +174,9 @@ bool ppw_attr_results(const struct attr *a, struct ppw_blame_result *r)
         struct ppw_blame_var *out = &r->vars[r->nvars++];
         *out = (struct ppw_blame_var){
             .name = slot->name,
-            .function = v->kind == PPW_VAR_GLOBAL ? NULL
-                                                  : keep(r->arena, ppw_names_source(names, slot->func)),
+            .function = v->kind == PPW_VAR_GLOBAL
+                            ? NULL
+                            : keep(r->arena, ppw_names_source(names, slot->func)),
             .function_key = v->kind == PPW_VAR_GLOBAL ? NULL : f->linkage_name,
             .kind = kind_name(slot->path[0] ? PPW_VAR_FIELD : v->kind),
             .type = slot->type,
@@ -213,8 +214,7 @@ bool ppw_attr_results(const struct attr *a, struct ppw_blame_result *r)
             out->aliases = aliases;
             out->naliases = slot->naliases;
         }
-        if (best_samples[i] &&
-            !(out->context = context_text(a, names, best_node[i], r->arena))) {
+        if (best_samples[i] && !(out->context = context_text(a, names, best_node[i], r->arena))) {
             ok = false;
             break;
         }

@@ -28,45 +28,22 @@ static bool is_user(const struct ppw_static_func *f)
     return (f->flags & PPW_FUNC_ANALYSED) != 0;
 }
 
-static bool index_name(struct attr *a, const char *name, size_t func)
-{
-    bool added;
-    if (!name[0])
-        return true;
-    struct ppw_strmap_entry *e = ppw_strmap_put(&a->names, name, a->nlists, &added);
-    if (!e)
-        return false;
-    if (added) {
-        if (!ppw_array_reserve(&a->lists, &a->lists_cap, a->nlists + 1, sizeof *a->lists))
-            return false;
-        a->lists[a->nlists++] = (struct name_list){0};
-    }
-    struct name_list *list = &a->lists[e->value];
-    if (list->count && list->funcs[list->count - 1] == func)
-        return true; /* name == linkage name */
-    if (!ppw_array_reserve(&list->funcs, &list->cap, list->count + 1, sizeof *list->funcs))
-        return false;
-    list->funcs[list->count++] = func;
-    return true;
-}
-
 /* The function a frame is in: among several of that name (static functions
  * of different units), one with a graph whose file matches the frame's. */
 static int32_t resolve_uncached(const struct attr *a, const struct ppw_blame_frame *frame)
 {
-    struct ppw_strmap_entry *e = ppw_strmap_find(&a->names, frame->function);
-    if (!e)
+    const struct ppw_strmultimap_list *list = ppw_strmultimap_find(&a->names, frame->function);
+    if (!list)
         return -1;
-    const struct name_list *list = &a->lists[e->value];
     if (list->count == 1)
-        return (int32_t)list->funcs[0];
-    int32_t best = (int32_t)list->funcs[0];
+        return (int32_t)list->items[0];
+    int32_t best = (int32_t)list->items[0];
     int best_score = -1;
     for (size_t i = 0; i < list->count; i++) {
-        const struct ppw_static_func *f = &a->graph->funcs[list->funcs[i]];
+        const struct ppw_static_func *f = &a->graph->funcs[list->items[i]];
         int score = is_user(f) * 2 + ppw_names_same_file(f->file, frame->file);
         if (score > best_score)
-            best = (int32_t)list->funcs[i], best_score = score;
+            best = (int32_t)list->items[i], best_score = score;
     }
     return best;
 }
@@ -77,8 +54,8 @@ static int32_t resolve(struct attr *a, const struct ppw_blame_frame *frame)
 {
     if (!frame->function)
         return -1;
-    uint64_t h = ppw_attr_mix((uint64_t)(uintptr_t)frame->function ^
-                              (uint64_t)(uintptr_t)frame->file << 1);
+    uint64_t h =
+        ppw_attr_mix((uint64_t)(uintptr_t)frame->function ^ (uint64_t)(uintptr_t)frame->file << 1);
     struct resolved *r = &a->resolved[h & (RESOLVED_SLOTS - 1)];
     if (r->function != frame->function || r->file != frame->file) {
         *r = (struct resolved){frame->function, frame->file, resolve_uncached(a, frame)};
@@ -335,10 +312,34 @@ bool ppw_attr_stops(const struct attr *a, int32_t func)
 static bool runtime_frame(const struct ppw_blame_frame *frame)
 {
     static const char *const prefixes[] = {
-        "__kmp",  "kmp_",   "__ompt", "omp_",  "GOMP_", "MPI_",   "PMPI_",  "ompi_",
-        "opal_",  "mca_",   "ucp_",   "uct_",  "ucs_",  "pmix",   "PMIx",   "sched_yield",
-        "[libomp", "[libgomp", "[libmpi", "[libopen-", "[libuc", "[libpmix", "pthread_barrier",
-        "pthread_cond", "__futex", "futex", "__sched_yield", "pthread_spin",
+        "__kmp",
+        "kmp_",
+        "__ompt",
+        "omp_",
+        "GOMP_",
+        "MPI_",
+        "PMPI_",
+        "ompi_",
+        "opal_",
+        "mca_",
+        "ucp_",
+        "uct_",
+        "ucs_",
+        "pmix",
+        "PMIx",
+        "sched_yield",
+        "[libomp",
+        "[libgomp",
+        "[libmpi",
+        "[libopen-",
+        "[libuc",
+        "[libpmix",
+        "pthread_barrier",
+        "pthread_cond",
+        "__futex",
+        "futex",
+        "__sched_yield",
+        "pthread_spin",
     };
     const char *name = frame->function;
     for (size_t i = 0; name && i < sizeof prefixes / sizeof prefixes[0]; i++)
@@ -440,10 +441,7 @@ static void attr_free(struct attr *a)
     for (size_t i = 0; a->fs && i < a->graph->func_count; i++)
         fstate_free(&a->fs[i]);
     free(a->fs);
-    for (size_t i = 0; i < a->nlists; i++)
-        free(a->lists[i].funcs);
-    free(a->lists);
-    ppw_strmap_free(&a->names);
+    ppw_strmultimap_free(&a->names);
     ppw_strmap_free(&a->globals);
     for (size_t i = 0; i < a->nslots; i++)
         free(a->slots[i].ctx);
@@ -474,7 +472,8 @@ static bool attr_init(struct attr *a)
     for (size_t i = 0; i < g->func_count; i++)
         a->is_main[i] = strcmp(g->funcs[i].name, "main") == 0;
     for (size_t i = 0; i < g->func_count; i++)
-        if (!index_name(a, g->funcs[i].name, i) || !index_name(a, g->funcs[i].linkage_name, i))
+        if (!ppw_strmultimap_add(&a->names, g->funcs[i].name, i) ||
+            !ppw_strmultimap_add(&a->names, g->funcs[i].linkage_name, i))
             return false;
     a->nnodes = 1; /* node 0: the empty context */
     if (!ppw_array_reserve(&a->nodes, &a->nodes_cap, 1, sizeof *a->nodes))
@@ -482,7 +481,6 @@ static bool attr_init(struct attr *a)
     a->nodes[0] = (struct ctx_node){0, -1, NULL};
     return true;
 }
-
 
 /* Orders stacks by their frames from the outermost: callers first. */
 static int compare_callers(const void *x, const void *y)

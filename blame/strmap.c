@@ -76,3 +76,41 @@ void ppw_strmap_free(struct ppw_strmap *map)
     ppw_arena_free(map->arena);
     *map = (struct ppw_strmap){0};
 }
+
+bool ppw_strmultimap_add(struct ppw_strmultimap *m, const char *key, uint64_t item)
+{
+    bool added;
+    if (!key[0])
+        return true;
+    struct ppw_strmap_entry *e = ppw_strmap_put(&m->keys, key, m->count, &added);
+    if (!e)
+        return false;
+    if (added) {
+        if (!ppw_array_reserve(&m->lists, &m->cap, m->count + 1, sizeof *m->lists))
+            return false;
+        m->lists[m->count++] = (struct ppw_strmultimap_list){0};
+    }
+    struct ppw_strmultimap_list *l = &m->lists[e->value];
+    if (l->count && l->items[l->count - 1] == item)
+        return true;
+    if (!ppw_array_reserve(&l->items, &l->cap, l->count + 1, sizeof *l->items))
+        return false;
+    l->items[l->count++] = item;
+    return true;
+}
+
+const struct ppw_strmultimap_list *ppw_strmultimap_find(const struct ppw_strmultimap *m,
+                                                        const char *key)
+{
+    const struct ppw_strmap_entry *e = key ? ppw_strmap_find(&m->keys, key) : NULL;
+    return e ? &m->lists[e->value] : NULL;
+}
+
+void ppw_strmultimap_free(struct ppw_strmultimap *m)
+{
+    for (size_t i = 0; i < m->count; i++)
+        free(m->lists[i].items);
+    free(m->lists);
+    ppw_strmap_free(&m->keys);
+    *m = (struct ppw_strmultimap){0};
+}

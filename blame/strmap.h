@@ -18,7 +18,7 @@ struct ppw_strmap_entry {
 
 struct ppw_strmap {
     struct ppw_strmap_entry *slots;
-    size_t cap, count;      /* cap is 0 or a power of two */
+    size_t cap, count;       /* cap is 0 or a power of two */
     struct ppw_arena *arena; /* owns the keys; created on first put */
 };
 
@@ -34,5 +34,27 @@ struct ppw_strmap_entry *ppw_strmap_put(struct ppw_strmap *map, const char *key,
 void ppw_strmap_free(struct ppw_strmap *map);
 
 uint64_t ppw_strmap_hash(const char *s);
+
+/* Items (function indices, calls as func << 32 | call) under string keys:
+ * a function's source and linkage names, a callee's calls. */
+struct ppw_strmultimap_list {
+    uint64_t *items;
+    size_t count, cap;
+};
+
+struct ppw_strmultimap {
+    struct ppw_strmap keys; /* key -> index into lists */
+    struct ppw_strmultimap_list *lists;
+    size_t count, cap;
+};
+
+/* Adds item under key ("" adds nothing; an item equal to the key's last,
+ * as a name equal to the linkage name, is not added again).  False when
+ * out of memory. */
+bool ppw_strmultimap_add(struct ppw_strmultimap *m, const char *key, uint64_t item);
+/* The items under key (NULL: none), or NULL. */
+const struct ppw_strmultimap_list *ppw_strmultimap_find(const struct ppw_strmultimap *m,
+                                                        const char *key);
+void ppw_strmultimap_free(struct ppw_strmultimap *m);
 
 #endif
