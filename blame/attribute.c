@@ -117,6 +117,38 @@ static void match_location(struct attr *a, struct fstate *s, const struct ppw_bl
     }
 }
 
+/* The variables of f whose inclusive blame sets hold call c's location:
+ * what f computes, or decides, from the call's result where no variable
+ * receives it (x += log(uniform(r)); if (uniform(r) < p) n++), as a
+ * sample on the call's line in f itself would blame.  Added to the frame
+ * as receivers when add, else only counted. */
+static size_t call_location_blames(struct attr *a, struct fstate *s,
+                                   const struct ppw_static_func *f,
+                                   const struct ppw_static_call *c, bool add)
+{
+    struct ppw_blame_frame at = {.file = f->file, .line = c->line, .col = c->col};
+    size_t n = 0;
+    for (size_t i = first_on_line(s->incl, s->nincl, at.line);
+         i < s->nincl && s->incl[i].line == at.line; i++) {
+        if (!loc_matches(&s->incl[i], &at) ||
+            f->vars[s->incl[i].var].kind == PPW_VAR_RETURN)
+            continue;
+        n++;
+        if (add)
+            add_receiver(a, s, (int32_t)s->incl[i].var, false, false);
+    }
+    return n;
+}
+
+/* Whether call c binds its result to a variable of the caller. */
+static bool binds_return(const struct ppw_static_call *c)
+{
+    for (size_t i = 0; c && i < c->binding_count; i++)
+        if (c->bindings[i].mode == PPW_BIND_RETURN && c->bindings[i].var >= 0)
+            return true;
+    return false;
+}
+
 /* Starts the entries of chain frame k. */
 static struct frame_blame *begin_frame(struct attr *a, size_t k)
 {
@@ -325,6 +357,17 @@ static void on_effect(struct attr *a, int32_t func, int32_t caller_var, int32_t 
         ppw_attr_global_effects(a, func, global_slot, fb ? fb->call : NULL, on_effect);
 }
 
+/* Whether chain frame from blamed its function's return value. */
+static bool return_blamed(const struct attr *a, const struct frame_blame *from)
+{
+    const struct ppw_static_func *callee = &a->graph->funcs[from->func];
+    const struct entry *entries = ppw_attr_frame_entries(a, from);
+    for (size_t i = 0; i < from->count; i++)
+        if (callee->vars[entries[i].var].kind == PPW_VAR_RETURN)
+            return true;
+    return false;
+}
+
 /* Chain frame k above the leaf: the globals blamed below, and the transfer
  * through its call into the frame it called. */
 static void blame_caller(struct attr *a, size_t k)
@@ -346,7 +389,10 @@ static void blame_caller(struct attr *a, size_t k)
         ppw_attr_global_effects(a, func, a->stack_globals[i], c, on_effect);
     if (!c)
         return;
-    transfer(a, f, s, &a->done[fb->from], c);
+    const struct frame_blame *from = &a->done[fb->from];
+    transfer(a, f, s, from, c);
+    if (!binds_return(c) && return_blamed(a, from))
+        call_location_blames(a, s, f, c, true);
     /* The caller's graph takes a call's result as computed from the memory
      * its pointer arguments point to; what the callee really returned from
      * is known here: a receiver of the return that the transfer left
@@ -457,13 +503,14 @@ static void count_context(struct attr *a, struct slot *slot, uint32_t node, uint
 
 /* Whether chain frame fb's <return> is received by a variable of its
  * caller, which then holds its blame (the result is not a datum apart). */
-static bool return_received(const struct attr *a, const struct frame_blame *fb)
+static bool return_received(struct attr *a, const struct frame_blame *fb)
 {
-    const struct ppw_static_call *c = fb->up >= 0 ? a->done[fb->up].call : NULL;
-    for (size_t i = 0; c && i < c->binding_count; i++)
-        if (c->bindings[i].mode == PPW_BIND_RETURN && c->bindings[i].var >= 0)
-            return true;
-    return false;
+    if (fb->up < 0)
+        return false;
+    const struct frame_blame *up = &a->done[fb->up];
+    struct fstate *s = ppw_attr_fstate(a, up->func);
+    return binds_return(up->call) ||
+           (s && call_location_blames(a, s, &a->graph->funcs[up->func], up->call, false) > 0);
 }
 
 /* Counts chain frame k's entries on their datums, each datum once per
@@ -744,6 +791,9 @@ static void blame_and_close_caller(struct attr *a, size_t k)
         }
     }
     blame_caller(a, k);
+    /* the closure replays the globals it notes, not those the transfer
+     * noted (a callee's parameter bound to a global) */
+    memo &= !a->nstack_globals;
     close_frame(a, &a->done[k]);
     if (memo && a->done[k].closed && !a->oom) {
         struct frame_step *step = frame_step_find(a, from_closed, fb->call);

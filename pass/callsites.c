@@ -42,7 +42,10 @@ static void bind_pointer(struct graph *graph, struct call_site *site, LLVMValueR
 }
 
 /* Variables whose values reach `start` by data flow alone, stopping at
- * named memory and at calls (a call's result is its callee's business). */
+ * named memory and at calls (a call's result is its callee's business);
+ * with `calls`, the calls whose results reach it, through the arguments of
+ * calls too: a result passed straight into another call (log(uniform(r))
+ * stored into x) is computed into whatever that call's result is. */
 static void data_sources(struct graph *graph, int start, struct ppw_intvec *nodes,
                          struct ppw_intvec *calls)
 {
@@ -68,9 +71,9 @@ static void data_sources(struct graph *graph, int start, struct ppw_intvec *node
                 continue;
             }
             if (record->kind == VERTEX_CALL) {
-                if (calls)
-                    ppw_intvec_add_unique(calls, vertex);
-                continue;
+                if (!calls)
+                    continue;
+                ppw_intvec_add_unique(calls, vertex);
             }
         }
         for (size_t e = 0; e < record->edges.count; e++) {

@@ -224,28 +224,40 @@ threadprivate)
     # uniform's state (159), its groups from sample_group (167-170), and
     # clear_tally's memset (204) zeroes the tally before a pass: all of
     # them blame the tally, the global it is at the default blame point.
+    # uniform's line 160 turns the state into the number: where a variable
+    # receives it (x, mu: lines 179, 181 and 198) the count is computed
+    # from that variable; where it goes straight into another call (180,
+    # 183, 197: sample_group's result is g, log's feeds x) or decides a
+    # test (190, 193: whether a collision is real, whether the neutron is
+    # absorbed) its result is received by the variables the call's line
+    # blames (rule 3), so the tally too: a tenth of the run.
     # Left out: the lines that compute nothing (the loop's head 182, the
-    # returns 186 and 195, the continue 191, the braces); and uniform's
-    # line 160, which turns the state into the number: where the number
-    # goes straight into a call or a comparison (lines 180, 183, 190, 193,
-    # 197) no variable receives it, and ppw blames those samples (a tenth
-    # of the run) to `uniform() result` alone, although the flight, the
-    # group, the tests and so the counts are computed from it.  That is
-    # ppw's gap, not the program's (where x or mu receives the number,
-    # lines 179, 181 and 198, the line blames the tally); include line 160
-    # once ppw follows such numbers.
+    # returns 186 and 195, the continue 191, the braces).
     # fold_tally's loop (211-214) adds the tally into the global results
     # after track_history in the same region: results is computed from
     # both, and main's total from results.  (The critical section's pragma
     # line, where a thread waits for the lock, is left out.)
-    fill=$(on_lines 148 153 159 159 167 170 179 181 183 185 188 190 192 194 197 198 204 204)
+    fill=$(on_lines 148 153 159 160 167 170 179 181 183 185 188 190 192 194 197 198 204 204)
     fold=$(on_lines 211 214)
     at_least "tally" "$(samples_of null tally)" "$fill" \
-        "the histories' lines 148-153, 159, 167-170, 179-198 and the clear, 204"
+        "the histories' lines 148-153, 159-160, 167-170, 179-198 and the clear, 204"
     at_least "results" "$(samples_of null results)" "$((fill + fold))" \
         "the histories' and the clear's lines, and fold_tally's loop, 211-214"
     at_least "total" "$(samples_of '"main"' total)" "$((fill + fold))" \
         "the histories' and the clear's lines, and fold_tally's loop, 211-214"
+    # ... exactly, on the stacks sampled in uniform's line 160 alone: each
+    # blames the tally and the results folded from it, whichever of its
+    # call sites (a receiving variable, another call, a test) it came from.
+    grep -E ';uniform@[^;]*threadprivate\.c:160:[0-9]+ [0-9]+$' run.folded >uniform.folded
+    if [ -s uniform.folded ]; then
+        "$blame" report --folded uniform.folded --binary prog --format json --top 0 >uniform.json ||
+            fail "report --folded uniform.folded: $(cat uniform.json)"
+        jq -e '.total_samples as $n | [.variables[] | select(.function == null
+            and (.name == "tally" or .name == "results")) | .samples] == [$n, $n]' \
+            uniform.json >/dev/null &&
+            echo "  uniform: $(jq .total_samples uniform.json) samples on line 160, all blame tally and results" ||
+            fail "uniform's samples: $(jq -c '{total_samples, v: [.variables[0:4][] | [.name, .samples]]}' uniform.json)"
+    fi
     # The tables are written by setup_tables alone (a few hundred
     # operations, once: about 1e-6 of the histories' work) and only read by
     # the histories, whose samples blame what their lines compute (x, the
