@@ -35,7 +35,7 @@ case $program in
 lookup) args=(400000) more=(1600000) ;;
 cg) args=(20000 30) more=(20000 120) ;;
 particles) args=(200 10) more=(800 10) ;;
-amr_alloc) args=(60) more=(240) ;;
+amr_alloc) args=(150) more=(600) ;;
 threadprivate) args=(-n 25000 -p 60) more=(-n 25000 -p 240) ;;
 chain) args=(400 800) more=(1600 800) ;;
 *) echo "check_programs.sh: unknown program $program" >&2; exit 2 ;;
@@ -167,45 +167,110 @@ particles)
         "lines 151-153 and a third of minimum_image's"
     ;;
 amr_alloc)
-    # refine (lines 49-58: the free, the wrapper's malloc and the memset),
-    # fill's loop (64-68) and smooth's stencil (74-79) write
-    # blocks[b].array[v]: the pointers refine stores, the arrays they point
-    # to after.  (Line 80 only reads them, into total; the parallel
-    # regions' pragma lines, where a thread waits in the runtime, are left
-    # out.)
-    work=$(on_lines 49 58 64 68 74 79)
+    # These lines write the arrays blocks[b].array[v] points to, or the
+    # pointers (a write's variable is blamed for its value, its address and
+    # the conditions and loops it runs under): remap's loops (98-102,
+    # 104-105), resize_block's allocation (115-116 size it, 118 stores it;
+    # 117 only loads the old pointer into old), the initial state (142-144),
+    # deposit's cooling and disc (158-165, 167-176), the ghost exchange
+    # (190-200), relax's sweep (212-221) and the equation of state (232-238:
+    # the pressure, a field of blocks[].array).  Left out: the parallel
+    # regions' pragma and block-loop lines, where a thread waits in the
+    # runtime, and the lines of braces alone (103, 166, 177-178: at -O0 a
+    # jump, in no variable's set).
+    work=$(on_lines 98 102 104 105 115 116 118 118 142 144 158 165 167 176 190 200 212 221 232 238)
     at_least "blocks[].array" "$(samples_of '"main"' 'blocks[].array')" "$work" \
-        "the lines of refine, fill and smooth's stencil that write the arrays"
-    # The equation of state's line 97 writes the pressure array, a
+        "the lines of the seven functions that write the arrays"
+    # The equation of state's line 238 writes the pressure array, a
     # variable named by its constant: blocks[].array[VAR_PRESSURE], a
     # field of its own, blamed for every sample of the line (all of its
     # operations compute the value stored).
-    eos=$(on_lines 97 97)
+    eos=$(on_lines 238 238)
     at_least "blocks[].array[VAR_PRESSURE]" \
-        "$(samples_of '"main"' 'blocks[].array[VAR_PRESSURE]')" "$eos" "line 97, the pressure"
+        "$(samples_of '"main"' 'blocks[].array[VAR_PRESSURE]')" "$eos" "line 238, the pressure"
     # ... and reads three others: each sample of the line is split among
     # the four arrays' accesses, one row per array (main's, or the
     # region's own where a worker's stack lacks its spawn chain: the
-    # parameter has main's name).
+    # parameter has main's name).  deposit and mark_blocks name some of
+    # them too: the rows can only hold more.
     elements=$(jq '[.variables[] | select((.name | test(
         "^blocks\\[\\]\\.array\\[VAR_(DENSITY|MOMENTUM|ENERGY|PRESSURE)\\]$")))]' access.json)
     [ "$(jq '[.[] | select(.function == "main")] | length' <<<"$elements")" = 4 ] ||
         fail "access: not one row per named array: $(jq -c '[.[].name]' <<<"$elements")"
     at_least "blocks[].array[VAR_*] (access)" \
         "$(jq '[.[] | .access / 100 * '"$n"'] | add // 0' <<<"$elements")" "$eos" \
-        "line 97, which accesses only those four arrays"
-    # smooth returns total, summed from the arrays; fill writes the arrays
-    # smooth reads next: main's checksum is computed from both.
-    at_least "checksum" "$(samples_of '"main"' checksum)" "$(on_lines 64 68 74 83)" \
-        "fill's and smooth's loops, lines 64-68 and 74-83"
+        "line 238, which accesses only those four arrays"
+    # main's checksum adds up the pressure every step (line 310), computed
+    # by the equation of state (232-238) from the arrays the step's kernels
+    # wrote before it: deposit (158-165, 167-176), the exchange (190-200)
+    # and relax (212-221); and the criterion's decisions (249-258), computed
+    # from the density, choose the blocks the regrid resizes.  (remap's
+    # lines write arrays the checksum reads after too, but ppw blames only
+    # blocks[].array for them, not what main computes from it after the
+    # call: they are not counted here.)
+    at_least "checksum" "$(samples_of '"main"' checksum)" \
+        "$(on_lines 158 165 167 176 190 200 212 221 232 238 249 258)" \
+        "the lines of deposit, exchange_ghosts, relax, equation_of_state and mark_blocks"
+    # The ghost exchange (lines 190-200, leaf samples on stacks glued to
+    # main): every sample blames the arrays it writes, blocks[].array
+    # (the ghost cells, line 200; the lines before compute where they are,
+    # and loop over them), and so the checksum (above); none blames the
+    # neighbour ids blocks[].nbr, which line 192 reads: init_mesh writes
+    # them once, from the options.  Exact, on those stacks alone.
+    awk '/^main@/ { stack = $0; sub(/ [0-9]+$/, "", stack); k = split(stack, f, ";")
+            if (f[k] ~ /\/amr_alloc\.c:[0-9]+:[0-9]+$/ && f[k] !~ /@@/) {
+                m = split(f[k], part, ":"); line = part[m - 1] + 0
+                if (line >= 190 && line <= 200) print } }' run.folded >ghost.folded
+    if [ -s ghost.folded ]; then
+        "$blame" report --folded ghost.folded --binary prog --format json --top 0 >ghost.json ||
+            fail "report --folded ghost.folded: $(cat ghost.json)"
+        jq -e '. as $r | [.variables[] | select(.function == "main")] as $v
+            | ([$v[] | select(.name == "blocks[].array" or .name == "checksum") | .samples]
+               == [$r.total_samples, $r.total_samples])
+            and ([$v[] | select(.name | startswith("blocks[].nbr"))] == [])' ghost.json \
+            >/dev/null || fail "ghost exchange: $(jq -c '{total_samples,
+                v: [.variables[] | [.name, .samples]]}' ghost.json)"
+        echo "  ghost exchange: $(jq .total_samples ghost.json) samples on lines 190-200," \
+            "all blame blocks[].array and checksum, none blocks[].nbr"
+    fi
+    # The block metadata (level, n, decision, corner, size, neighbours) is
+    # read once per block, and in the disc's cells: the lines that access it
+    # are the kernels' per-block lines (158-159, 190 and the per-side
+    # 192-195, 212-213, 236, 249, 269, 271), the loop over the sides that
+    # subscripts the neighbour ids (191), the disc's bounding box and
+    # positions (167-168, 171-172), the decision (255-258), resize_block's
+    # (115, 123-124), init_mesh (129-146) and main's regrid and summary
+    # (297-301, 313-316).  The hot loops' lines, their control lines
+    # included (charged to the arrays they subscript), access only the
+    # arrays: the metadata's access share is at most those lines' samples
+    # (those whose innermost frame of the program is there).
+    ranges="115 115 123 124 129 146 158 159 167 168 171 172 190 195 212 213 236 236 249 249"
+    ranges="$ranges 255 258 269 269 271 271 297 301 313 316"
+    metadata_lines=$(awk -v ranges="$ranges" '
+        BEGIN { nr = split(ranges, r, " ") }
+        /^#/ { next }
+        { count = $NF; stack = $0; sub(/ [0-9]+$/, "", stack); k = split(stack, f, ";")
+          for (i = k; i > 0; i--) if (f[i] ~ /\/amr_alloc\.c:[0-9]+:[0-9]+$/ && f[i] !~ /@@/) break
+          if (i == 0) next
+          m = split(f[i], part, ":"); line = part[m - 1] + 0
+          for (j = 1; j < nr; j += 2)
+              if (line >= r[j] && line <= r[j + 1]) { total += count; break } }
+        END { print total + 0 }' run.folded)
+    metadata=$(jq '[.variables[] | select(.function == "main" and (.name |
+        test("^blocks\\[\\]\\.(level|n|decision|x0|y0|size|nbr)(\\[|$)"))) | .access / 100 * '"$n"']
+        | add // 0' access.json)
+    at_most "block metadata (access)" "$metadata" "$(jq -n "$metadata_lines * 100 / $n")" \
+        "share_ceil of the $metadata_lines samples on the lines that access it"
     # An allocation stored straight into the struct: every sample under
-    # ma_malloc (malloc's, and the wrapper's own from line 41 on) blames
-    # blocks[].array, which receives its return value (exact, on those
-    # stacks alone).  Left out: lines 39-40, which count the allocation
-    # into two globals the result is not computed from (they blame only
-    # those), and the wrapper's line 0 (code without a line, rule 1).
+    # ma_malloc (malloc's, the memset's, and the wrapper's own from line 59
+    # on) blames blocks[].array, which receives its return value (exact, on
+    # those stacks alone).  Left out: lines 57-58, which count the
+    # allocation into two globals the result is not computed from (they
+    # blame only those), the wrapper's opening line 56 (its prologue at -O0,
+    # which computes nothing, in no variable's set: rule 1) and its line 0
+    # (code without a line, rule 1).
     grep -E '(^|;)ma_malloc@' run.folded |
-        grep -vE 'ma_malloc@[^;]*amr_alloc\.c:(0|39|40):[0-9]+ [0-9]+$' >alloc.folded
+        grep -vE 'ma_malloc@[^;]*amr_alloc\.c:(0|56|57|58):[0-9]+ [0-9]+$' >alloc.folded
     if [ -s alloc.folded ]; then
         "$blame" report --folded alloc.folded --binary prog --format json --top 0 >alloc.json ||
             fail "report --folded alloc.folded: $(cat alloc.json)"
