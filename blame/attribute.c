@@ -313,6 +313,12 @@ static void transfer(struct attr *a, const struct ppw_static_func *f, struct fst
              * (a solver's timers beside its grids) is not computed from
              * the blamed field. */
             add_entry(a, caller, t->var, e.excl, t->by_arg, !e.via_field, false);
+            /* written through a local pointer: through the pointers it was
+             * copied from (a pointer an OpenMP body captured) */
+            for (uint32_t p = caller->pointer_start[t->var];
+                 t->by_arg && p < caller->pointer_start[t->var + 1]; p++)
+                add_entry(a, caller, (int32_t)caller->pointer_sources[p], e.excl, true,
+                          !e.via_field, false);
         }
     }
 }

@@ -111,6 +111,49 @@ static int32_t param_root(const struct ppw_static_func *f, int32_t v)
     return -1;
 }
 
+static bool holds_address(const struct ppw_static_var *v)
+{
+    size_t len = strlen(v->type);
+    return len && (v->type[len - 1] == '*' || v->type[len - 1] == ']');
+}
+
+/* The inverse of the flows between pointers, into local pointers: where
+ * `double *next = g->next` was written through, g->next's memory was. */
+static bool pointer_sources(struct fstate *s, const struct ppw_static_func *f)
+{
+    size_t n = f->var_count;
+    if (!(s->pointer_start = calloc(n + 1, sizeof *s->pointer_start)))
+        return false;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < f->flow_count; i++) {
+            const struct ppw_static_flow *flow = &f->flows[i];
+            if (!holds_address(&f->vars[flow->source]))
+                continue;
+            for (size_t t = 0; t < flow->target_count; t++) {
+                uint32_t target = flow->targets[t];
+                if (f->vars[target].kind != PPW_VAR_LOCAL || !holds_address(&f->vars[target]))
+                    continue;
+                if (pass == 0)
+                    s->pointer_start[target + 1]++;
+                else
+                    s->pointer_sources[s->pointer_start[target]++] = flow->source;
+            }
+        }
+        if (pass == 0) {
+            for (size_t v = 0; v < n; v++)
+                s->pointer_start[v + 1] += s->pointer_start[v];
+            if (!(s->pointer_sources = malloc((s->pointer_start[n] ? s->pointer_start[n] : 1) *
+                                              sizeof *s->pointer_sources)))
+                return false;
+        }
+    }
+    /* the fill moved each start to the next one's: back */
+    for (size_t v = n; v > 0; v--)
+        s->pointer_start[v] = s->pointer_start[v - 1];
+    s->pointer_start[0] = 0;
+    return true;
+}
+
 struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
 {
     struct fstate *s = &a->fs[func];
@@ -148,6 +191,10 @@ struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
     }
     for (size_t i = 0; i < f->flow_count; i++)
         s->flow_of[f->flows[i].source] = &f->flows[i];
+    if (!pointer_sources(s, f)) {
+        a->oom = true;
+        return NULL;
+    }
     s->nglobals = 0;
     s->global_slot = malloc(n * sizeof *s->global_slot);
     if (!s->global_slot) {
@@ -179,6 +226,8 @@ static void fstate_free(struct fstate *s)
     free(s->held);
     free(s->pos);
     free(s->flow_of);
+    free(s->pointer_start);
+    free(s->pointer_sources);
     free(s->globals);
     free(s->global_slot);
     ppw_attr_datum_fstate_free(s);

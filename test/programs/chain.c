@@ -166,16 +166,18 @@ static double smooth(struct grid *g, const struct problem *p, double omega)
 {
     int n = g->n;
     double two_h2 = 2 * g->h * g->h, change = 0;
+    const double *u = g->cells, *k = p->kappa, *f = p->rhs; /* as real kernels do */
+    double *next = g->next;
 #pragma omp parallel for schedule(static) reduction(+ : change)
     for (int i = 1; i < n - 1; i++)
         for (int j = 1; j < n - 1; j++) {
             int c = i * n + j;
-            double kw = p->kappa[c - 1] + p->kappa[c], ke = p->kappa[c] + p->kappa[c + 1];
-            double kn = p->kappa[c - n] + p->kappa[c], ks = p->kappa[c] + p->kappa[c + n];
-            double v = (kw * g->cells[c - 1] + ke * g->cells[c + 1] + kn * g->cells[c - n] +
-                        ks * g->cells[c + n] + two_h2 * p->rhs[c]) / (kw + ke + kn + ks);
-            double d = omega * (v - g->cells[c]);
-            g->next[c] = g->cells[c] + d;
+            double kw = k[c - 1] + k[c], ke = k[c] + k[c + 1];
+            double kn = k[c - n] + k[c], ks = k[c] + k[c + n];
+            double v = (kw * u[c - 1] + ke * u[c + 1] + kn * u[c - n] + ks * u[c + n] +
+                        two_h2 * f[c]) / (kw + ke + kn + ks);
+            double d = omega * (v - u[c]);
+            next[c] = u[c] + d;
             change += d * d;
         }
     double *t = g->cells;

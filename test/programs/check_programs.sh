@@ -356,43 +356,44 @@ threadprivate)
         "the self samples of lines 185, 192, 194 and 204, the memset included"
     ;;
 chain)
-    # smooth's loop (lines 170-180) computes, for each cell, c (172), the
-    # face conductivities (173-174), the Jacobi value v (175-176) and the
-    # weighted update d (177), and adds d * d into change (179), i and j
-    # (170-171) subscripting all of them: change is the norm smooth
+    # smooth's loop (lines 172-182) computes, for each cell, c (174), the
+    # face conductivities (175-176), the Jacobi value v (177-178) and the
+    # weighted update d (179), and adds d * d into change (181), i and j
+    # (172-173) subscripting all of them: change is the norm smooth
     # returns (level 5); scaled_sweep returns it times h (4), sweep_into
     # stores it in stats->update_norm (3), sweep_once returns
     # stats->update_norm (2), relax writes it through its out-parameter
-    # (1), and main computes history from residual.  Line 178 stores the
+    # (1), and main computes history from residual.  Line 180 stores the
     # new value in g->next only (the next sweep's norm reads it back,
     # through main's loop: not asserted).
-    norm=$(on_lines 170 177 179 179)
-    at_least "residual" "$(samples_of '"main"' residual)" "$norm" "smooth's lines 170-177 and 179"
-    at_least "history" "$(samples_of '"main"' history)" "$norm" "smooth's lines 170-177 and 179"
+    norm=$(on_lines 172 179 181 181)
+    at_least "residual" "$(samples_of '"main"' residual)" "$norm" "smooth's lines 172-179 and 181"
+    at_least "history" "$(samples_of '"main"' history)" "$norm" "smooth's lines 172-179 and 181"
     # The statistics are main's: sweep_into's stats->update_norm is main's
     # field stats.update_norm (bound through sweep_once and relax), written
     # from the returned norm: a field row blamed for the same lines.
     at_least "stats.update_norm" "$(samples_of '"main"' stats.update_norm)" "$norm" \
-        "smooth's lines 170-177 and 179"
-    # g->next[c] = g->cells[c] + d (178), d computed on lines 170-177:
-    # all of them compute what is stored in g->next.
-    at_least "g.next" "$(samples_of '"main"' g.next)" "$(on_lines 170 178)" \
-        "the stencil's lines 170-178, which compute and store g->next"
-    # residual_norm's loop (lines 223-232) sums r * r into the norm it
+        "smooth's lines 172-179 and 181"
+    # next[c] = u[c] + d (180), d computed on lines 172-179: all of them
+    # compute what is stored in g->next, whose value smooth copied into
+    # the local next that the OpenMP body captures and writes through.
+    at_least "g.next" "$(samples_of '"main"' g.next)" "$(on_lines 172 180)" \
+        "the stencil's lines 172-180, which compute and store g->next"
+    # residual_norm's loop (lines 225-234) sums r * r into the norm it
     # returns, which control_step stores in ctl->last_residual (and main
     # itself before the loop): main's field ctl.last_residual.
     at_least "ctl.last_residual" "$(samples_of '"main"' ctl.last_residual)" \
-        "$(on_lines 223 232)" "residual_norm's lines 223-232"
+        "$(on_lines 225 234)" "residual_norm's lines 225-234"
     # The conductivity and the source are read in the solve (five
     # conductivities and a source per cell and sweep) and written only by
-    # problem_setup, called from main's line 299: blamed for at most the
+    # problem_setup, called from main's line 301: blamed for at most the
     # samples whose stacks pass through it (its loop and mallocs, one pass
     # over the grid against 400 sweeps: about 0.3%, more when its page
-    # faults are slow) and those on line 299, measured from the run.
+    # faults are slow) and those on line 301, measured from the run.
     # Blamed for the reads, they would have 80% (the smoother) or 4% (the
     # residual).
     setup=$(($(grep -E '(^|;)problem_setup@' run.folded | awk '{s += $NF} END {print s + 0}') +
-        $(on_lines 299 299)))
+        $(on_lines 301 301)))
     for v in prob.kappa prob.rhs; do
         at_most "$v (read only in the solve)" "$(samples_of '"main"' "$v")" \
             "$(jq -n "100 * $setup / $n")" "share_ceil of problem_setup's $setup samples, the only writer"
