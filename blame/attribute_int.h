@@ -48,9 +48,9 @@ struct fstate {
     uint64_t *held; /* per variable: the frame serial in which the closure may not add it */
     uint32_t *pos;  /* ... and where, in the entries */
     const struct ppw_static_flow **flow_of; /* per variable: what is computed from it, NULL */
-    /* per local pointer variable: the pointers and arrays its value was
-     * computed from, copied from (pointer_sources[pointer_start[v],
-     * pointer_start[v + 1])): memory written through it is theirs */
+    /* per local pointer variable: the pointers of its type its value was
+     * computed from (pointer_sources[pointer_start[v], pointer_start[v +
+     * 1])): memory written through it is theirs */
     uint32_t *pointer_start, *pointer_sources;
     uint32_t *globals;                      /* its global and static variables */
     size_t nglobals;

@@ -111,14 +111,27 @@ static int32_t param_root(const struct ppw_static_func *f, int32_t v)
     return -1;
 }
 
-static bool holds_address(const struct ppw_static_var *v)
+/* Whether types a and b are one pointer type, qualifiers aside. */
+static bool same_pointer_type(const char *a, const char *b)
 {
-    size_t len = strlen(v->type);
-    return len && (v->type[len - 1] == '*' || v->type[len - 1] == ']');
+    size_t la = strlen(a), lb = strlen(b);
+    if (!la || a[la - 1] != '*' || !lb || b[lb - 1] != '*')
+        return false;
+    for (;;) {
+        while (strncmp(a, "const ", 6) == 0 || strncmp(a, "volatile ", 9) == 0)
+            a += a[0] == 'c' ? 6 : 9;
+        while (strncmp(b, "const ", 6) == 0 || strncmp(b, "volatile ", 9) == 0)
+            b += b[0] == 'c' ? 6 : 9;
+        if (!*a || !*b || *a != *b)
+            return !*a && !*b;
+        a++, b++;
+    }
 }
 
-/* The inverse of the flows between pointers, into local pointers: where
- * `double *next = g->next` was written through, g->next's memory was. */
+/* The inverse of the flows into local pointers from pointers of their
+ * type (a copy, or arithmetic on one): where `double *next = g->next` was
+ * written through, g->next's memory was.  (A pointer computed from other
+ * data, malloc(atol(argv[1])), has another type.) */
 static bool pointer_sources(struct fstate *s, const struct ppw_static_func *f)
 {
     size_t n = f->var_count;
@@ -127,11 +140,10 @@ static bool pointer_sources(struct fstate *s, const struct ppw_static_func *f)
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < f->flow_count; i++) {
             const struct ppw_static_flow *flow = &f->flows[i];
-            if (!holds_address(&f->vars[flow->source]))
-                continue;
             for (size_t t = 0; t < flow->target_count; t++) {
                 uint32_t target = flow->targets[t];
-                if (f->vars[target].kind != PPW_VAR_LOCAL || !holds_address(&f->vars[target]))
+                if (f->vars[target].kind != PPW_VAR_LOCAL ||
+                    !same_pointer_type(f->vars[target].type, f->vars[flow->source].type))
                     continue;
                 if (pass == 0)
                     s->pointer_start[target + 1]++;

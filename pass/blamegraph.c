@@ -653,10 +653,16 @@ static void visit_generic(struct graph *graph, LLVMValueRef inst)
 {
     int vertex = inst_vertex(graph, inst, VERTEX_INSTRUCTION);
     int count = LLVMGetNumOperands(inst);
-    for (int i = 0; i < count; i++)
-        ppw_graph_add_edge(graph, vertex,
-                           ppw_graph_operand_vertex(graph, LLVMGetOperand(inst, (unsigned)i)),
-                           EDGE_DATA);
+    /* A pointer compared (if (!blocks), p < end) is used for its address,
+     * not its data: what the comparison decides is not computed from the
+     * memory it points to (main's exit status from `if (!blocks) return
+     * 1;`), though it is from its value. */
+    int compares = LLVMGetInstructionOpcode(inst) == LLVMICmp;
+    for (int i = 0; i < count; i++) {
+        LLVMValueRef operand = LLVMGetOperand(inst, (unsigned)i);
+        ppw_graph_add_edge(graph, vertex, ppw_graph_operand_vertex(graph, operand),
+                           compares && ppw_graph_is_pointer(operand) ? EDGE_ADDRESS : EDGE_DATA);
+    }
 }
 
 static void visit_instruction(struct graph *graph, LLVMValueRef inst, LLVMBasicBlockRef block)
