@@ -15,6 +15,7 @@
 #include "job.h"
 #include "json.h"
 #include "read_run.h"
+#include "user_stacks.h"
 #include "view.h"
 #include "ppw/gasp.h"
 
@@ -63,6 +64,26 @@ static void plain_frame(FILE *out, const char *name)
         putc(*c == ';' || *c == ' ' || *c == '\t' || *c == '\n' ? '_' : *c, out);
 }
 
+/* Frame k of st as the folded file names it: a frame of libppw that the
+ * program did not call (a probe's helper, a callback: measurement) is
+ * written as libppw's, "[libppw] NAME", since folded frames carry no
+ * module and the views leave libppw out by it (user_stacks.h); a libppw
+ * frame the program called keeps its name (a wrapper of MPI_Send). */
+static struct ppw_blame_frame folded_frame(const struct ppw_blame_stack *st, size_t k, char *buf,
+                                           size_t size)
+{
+    struct ppw_blame_frame f = st->frames[k];
+    bool called_by_program = k + 1 < st->nframes && st->frames[k + 1].origin == PPW_FRAME_PROGRAM;
+    if (f.origin == PPW_FRAME_PPW && f.function && !called_by_program &&
+        strncmp(f.function, "[libppw", 7) != 0 && strncmp(f.function, "gasp_", 5) != 0 &&
+        strncmp(f.function, "ppw_", 4) != 0) {
+        int len = snprintf(buf, size, "[libppw] %s", f.function);
+        if (len > 0 && (size_t)len < size)
+            f.function = buf;
+    }
+    return f;
+}
+
 static int write_folded(FILE *out, const struct export_opts *o, const struct view_input *in,
                         struct export_blame *blame, struct ppw_err *err)
 {
@@ -90,11 +111,13 @@ static int write_folded(FILE *out, const struct export_opts *o, const struct vie
         size_t top = st->nframes ? view_top_frame(st) : 0;
         for (size_t k = st->nframes ? top + 1 : 0; k-- > 0;) {
             const struct ppw_blame_frame *f = &st->frames[k];
+            char buf[512];
+            struct ppw_blame_frame shown = folded_frame(st, k, buf, sizeof buf);
             if (o->no_locations)
                 plain_frame(out, f->function);
             else
                 ppw_folded_write_frame(
-                    out, f, frames.funcs[export_frame_index(&frames, f->function)] != NULL);
+                    out, &shown, frames.funcs[export_frame_index(&frames, f->function)] != NULL);
             if (k)
                 putc(';', out);
         }
