@@ -681,7 +681,9 @@ static void closed_remember(struct attr *a, const struct frame_blame *fb, uint64
     if (total)
         memcpy(&a->closed_entries[a->nclosed_entries + start], &a->entries[fb->first],
                total * sizeof *a->entries);
-    memset(&a->closed_slots[a->nclosed_entries], 0, (start + total) * sizeof *a->closed_slots);
+    if (start + total)
+        memset(&a->closed_slots[a->nclosed_entries], 0,
+               (start + total) * sizeof *a->closed_slots);
     a->nclosed_entries += start + total;
     if (added)
         memcpy(&a->closed_globals[a->nclosed_globals], &a->stack_globals[globals_before],
