@@ -162,17 +162,25 @@ busy)
         fail "busy: equal work on a 3/4-used machine: $(jq -c '[.findings[] | {pattern, lost_s}]' a.json)"
     ;;
 balanced)
+    # A control can only fail by noise or by a false positive.  A 2-thread
+    # run on a 2-vCPU VM is slowed unevenly now and then by the hypervisor
+    # (steal time, which no per-thread counter shows): 5.2% of barrier wait
+    # was seen once in a fresh-clone ASan run.  A rule that finds a problem
+    # in a balanced program finds it every time, so the control gets up to
+    # three runs and fails only when every one has a finding.
     build balanced -lpthread
-    PPW_OUTPUT=$tmp/run ./balanced >out.txt || fail "balanced failed"
-    analyze_json a.json run --binary ./balanced
-    # What the noise left, to judge the margin: the largest finding at
-    # --min-loss 0, against the 5% that makes a finding.
-    "$blame" analyze run --binary ./balanced --baseline "$tmp/baseline" --min-loss 0 \
-        --format json >all.json 2>err.txt || fail "analyze --min-loss 0: $(cat err.txt)"
-    echo "analyze.balanced: largest under --min-loss: $(jq -c '[.findings[0] // {} |
-        .pattern, .lost_pct, .evidence]' all.json)"
-    jq -e '.findings == []' a.json >/dev/null ||
-        fail "the control has findings: $(jq -c '[.findings[] | {pattern, region, lost_s, lost_pct, evidence}]' a.json)"
+    for attempt in 1 2 3; do
+        rm -rf "$tmp/run"
+        PPW_OUTPUT=$tmp/run ./balanced >out.txt || fail "balanced failed"
+        analyze_json a.json run --binary ./balanced
+        # What the noise left, to judge the margin: the largest finding at
+        # --min-loss 0, against the 5% that makes a finding.
+        echo "analyze.balanced: run $attempt: largest under --min-loss: $(jq -c '[.findings[0] // {} |
+            .pattern, .lost_pct, .evidence]' a.json.all)"
+        jq -e '.findings == []' a.json >/dev/null && break
+        [ $attempt = 3 ] &&
+            fail "the control has findings in 3 runs out of 3; the last: $(jq -c '[.findings[] | {pattern, region, lost_s, lost_pct, evidence}]' a.json)"
+    done
     echo "analyze.balanced: no finding ($(jq '.dropped' a.json) under --min-loss)"
     ;;
 scaling)
