@@ -143,6 +143,14 @@ static int read_header(struct loader *l, struct rfile *f, const unsigned char *h
     return 0;
 }
 
+static bool all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
 /* A per-thread file must come from the same process and build as run.ppw. */
 static int check_identity(struct loader *l, const struct rfile *f)
 {
@@ -195,7 +203,9 @@ int ppw_run_open_file(struct loader *l, struct rfile *f, const char *name, uint3
     l->file = f;
     /* ppw writes no symbolic links into a run: one found there was planted,
      * and following it would read some other file as this run's. */
-    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    /* O_NONBLOCK: a FIFO put in place of a run file must not block the
+     * open; it is refused below as not a regular file. */
+    int fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     struct stat st;
     if (fd < 0 && errno == ELOOP)
         return ppw_err_set(l->err, PPW_EIO,
@@ -218,6 +228,12 @@ int ppw_run_open_file(struct loader *l, struct rfile *f, const char *name, uint3
     if (!rc) {
         f->info.present = true;
         f->info.size = (uint64_t)st.st_size;
+        if (kind != PPW_FILE_RUN && all_zero(hdr, (size_t)got) &&
+            (got == PPW_RUN_HEADER_SIZE || (uint64_t)got == f->info.size)) {
+            f->info.unwritten = true; /* created, not yet written: see ppw_run_file */
+            close(fd);
+            return 0;
+        }
         rc = read_header(l, f, hdr, (size_t)got);
     }
     if (!rc && kind != PPW_FILE_RUN)
@@ -394,7 +410,12 @@ static int read_thread_file(struct loader *l, const struct entry *e)
     int rc = ppw_run_open_file(l, &f, name, e->kind, e->thread);
     if (!rc && !t) /* make_threads created one per entry */
         rc = ppw_err_set(l->err, PPW_ECORRUPT, "%s: thread %u vanished", f.path, e->thread);
-    if (!rc && e->kind == PPW_FILE_SAMPLES)
+    if (!rc && f.info.unwritten) {
+        struct ppw_run_file *info = e->kind == PPW_FILE_SAMPLES  ? &t->samples_file
+                                    : e->kind == PPW_FILE_EVENTS ? &t->events_file
+                                                                 : &t->profile_file;
+        *info = f.info;
+    } else if (!rc && e->kind == PPW_FILE_SAMPLES)
         rc = ppw_run_read_samples(l, &f, t);
     else if (!rc && e->kind == PPW_FILE_EVENTS)
         rc = ppw_run_read_events(l, &f, t);

@@ -788,6 +788,35 @@ static int check_path(struct loader *l, size_t pos, const struct ppw_run_timer *
     return 0;
 }
 
+/* Sums that no series of calls gives: min <= mean <= max, and exclusive
+ * time within inclusive.  A file the writer did not close may hold one call
+ * half added (timer_add in runtime/measure.c updates min, max and the sums
+ * before count), so its mean may reach max over count + 1 calls. */
+static int check_timer_sums(struct loader *l, size_t pos, const struct ppw_run_timer *timer,
+                            bool closed)
+{
+    uint64_t count = timer->count, calls = count + (closed ? 0 : 1);
+    uint64_t sum = timer->incl_sum_ns, max = timer->incl_max_ns;
+    const char *bad = NULL;
+    if (count > 0 && timer->incl_min_ns > max)
+        bad = "incl_min_ns is over incl_max_ns";
+    else if (calls == 0 && (sum || timer->excl_sum_ns))
+        bad = "times summed over no call";
+    else if (calls > 0 && (sum / calls > max || (sum / calls == max && sum % calls)))
+        bad = "incl_sum_ns is over count x incl_max_ns";
+    else if (count > 0 && sum / count < timer->incl_min_ns)
+        bad = "incl_sum_ns is under count x incl_min_ns";
+    else if (timer->excl_sum_ns > sum)
+        bad = "excl_sum_ns is over incl_sum_ns";
+    if (!bad)
+        return 0;
+    return CORRUPT(l, pos + offsetof(struct ppw_rec_timer, count),
+                   "timer: %s (count %llu, min %llu, max %llu, sum %llu, exclusive %llu ns)", bad,
+                   (unsigned long long)count, (unsigned long long)timer->incl_min_ns,
+                   (unsigned long long)max, (unsigned long long)sum,
+                   (unsigned long long)timer->excl_sum_ns);
+}
+
 static int read_timer(struct loader *l, const unsigned char *b, size_t pos, size_t slot_size,
                       struct ppw_run_thread *t)
 {
@@ -812,6 +841,8 @@ static int read_timer(struct loader *l, const unsigned char *b, size_t pos, size
      * 160-byte slots, and absent from slots too short to hold it */
     timer->bytes = slot_size >= offsetof(T, bytes) + 8 ? F64(b, T, bytes) : 0;
     int rc = check_path(l, pos, timer);
+    if (!rc)
+        rc = check_timer_sums(l, pos, timer, t->profile_file.flags & PPW_FILE_CLOSED);
     if (!rc)
         t->timer_count++;
     return rc;

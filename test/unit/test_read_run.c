@@ -616,7 +616,8 @@ static void test_truncated(void)
                          PPW_RUN_HEADER_SIZE + 12,
                          f->b.len - 8,
                          f->b.len - 1};
-        for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++)
+        /* a thread file of 0 bytes is unwritten, not truncated (below) */
+        for (size_t k = f == &sr.run ? 0 : 1; k < sizeof cuts / sizeof cuts[0]; k++)
             expect_truncated_at(f, files[i].name, cuts[k], __LINE__);
         write_bytes(files[i].name, f->b.data, f->b.len);
     }
@@ -634,7 +635,7 @@ static void test_truncated_at_every_length(void)
     const char *names[] = {"run.ppw", "t1.samples.ppw", "t0.events.ppw", "t0.profile.ppw"};
     for (size_t i = 0; i < 4; i++) {
         int failures = 0;
-        for (size_t cut = 0; cut < files[i]->b.len && failures < 3; cut++) {
+        for (size_t cut = i == 0 ? 0 : 1; cut < files[i]->b.len && failures < 3; cut++) {
             write_bytes(names[i], files[i]->b.data, cut);
             struct ppw_run *run = NULL;
             struct ppw_err err;
@@ -647,6 +648,109 @@ static void test_truncated_at_every_length(void)
         write_bytes(names[i], files[i]->b.data, files[i]->b.len);
     }
     sample_run_free(&sr);
+}
+
+/* A thread file the process created and never wrote (it died as the
+ * thread started: 0 bytes, or the preallocated zeros of a header) is that
+ * thread's lost data, not a corrupt run: the other threads read (issue 18:
+ * 2 of 8 crashed runs of a benchmark were refused whole).  run.ppw so
+ * damaged is still an error: nothing of the run can be read without it. */
+static void test_unwritten_thread_files(void)
+{
+    struct sample_run sr;
+    if (!build(&sr, SAMPLE_RUN_CRASHED))
+        return;
+    write_run(&sr, "unwritten");
+    static unsigned char zeros[65536];
+    write_bytes("t1.samples.ppw", zeros, 0);             /* created, not yet extended */
+    write_bytes("t1.events.ppw", zeros, sizeof zeros);   /* extended, header not written */
+    write_bytes("t1.profile.ppw", zeros, 40);            /* a short file of zeros */
+    struct ppw_run *run = LOAD_OK();
+    if (run) {
+        const struct ppw_run_thread *t0 = ppw_run_find_thread(run, 0);
+        const struct ppw_run_thread *t1 = ppw_run_find_thread(run, 1);
+        CHECK(t1 && t1->samples_file.present && t1->samples_file.unwritten &&
+              t1->events_file.unwritten && t1->profile_file.unwritten);
+        CHECK(t1 && t1->sample_count == 0 && t1->timer_count == 0 && t1->trace_count == 0);
+        CHECK(t0 && !t0->samples_file.unwritten && t0->sample_count == 3 &&
+              t0->timer_count == 3);
+    }
+    ppw_run_free(run);
+    /* zeros after a real header are no unwritten file */
+    write_run(&sr, "unwritten-partly");
+    unsigned char header[PPW_RUN_HEADER_SIZE] = {0};
+    header[5] = 1;
+    write_bytes("t1.samples.ppw", header, sizeof header);
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "t1.samples.ppw: corrupt data at byte 0: bad magic");
+    write_run(&sr, "unwritten-run");
+    write_bytes("run.ppw", zeros, sizeof zeros);
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "run.ppw: corrupt data at byte 0: bad magic");
+    sample_run_free(&sr);
+}
+
+/* A FIFO (or any other non-regular file) in place of a run file is
+ * refused at once; opening it for reading must not wait for a writer. */
+static void test_fifo(void)
+{
+    struct sample_run sr;
+    if (!build(&sr, 0))
+        return;
+    const char *names[] = {"run.ppw", "t1.samples.ppw"};
+    for (size_t i = 0; i < 2; i++) {
+        write_run(&sr, "fifo");
+        unlink(file_path(names[i]));
+        if (mkfifo(file_path(names[i]), 0600) != 0) {
+            FAIL_AT("mkfifo %s", names[i]);
+            break;
+        }
+        alarm(20); /* a blocking open would hang the test: fail it instead */
+        EXPECT_LOAD_ERROR(PPW_EIO, "not a regular file");
+        alarm(0);
+    }
+    sample_run_free(&sr);
+}
+
+/* Profile slots whose sums no series of calls gives. */
+static void test_timer_sums(void)
+{
+    const struct {
+        size_t field;
+        uint64_t value;
+        bool closed;
+        const char *needle;
+    } cases[] = {
+        {offsetof(struct ppw_rec_timer, incl_min_ns), 1600, true, "incl_min_ns is over incl_max_ns"},
+        {offsetof(struct ppw_rec_timer, incl_sum_ns), 1500001, true,
+         "incl_sum_ns is over count x incl_max_ns"},
+        {offsetof(struct ppw_rec_timer, incl_sum_ns), 499999, true,
+         "incl_sum_ns is under count x incl_min_ns"},
+        {offsetof(struct ppw_rec_timer, excl_sum_ns), 800001, true,
+         "excl_sum_ns is over incl_sum_ns"},
+        {offsetof(struct ppw_rec_timer, count), 0, true, "times summed over no call"},
+        /* not closed: one call may be half added (its time in the sums,
+         * not yet in count), so 1001 calls' worth is still a measurement */
+        {offsetof(struct ppw_rec_timer, incl_sum_ns), 1501500, false, NULL},
+        {offsetof(struct ppw_rec_timer, incl_sum_ns), 1501501, false,
+         "incl_sum_ns is over count x incl_max_ns"},
+    };
+    size_t slot = PPW_RUN_HEADER_SIZE + PPW_PROFILE_SLOT_SIZE; /* work <- main: 1000 calls,
+                                                                 500..1500 ns, sum 800000 */
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct sample_run sr;
+        if (!build(&sr, 0))
+            return;
+        memcpy(sr.profile[0].b.data + slot + cases[i].field, &cases[i].value, 8);
+        if (!cases[i].closed)
+            rf_header(&sr.profile[0])->flags &= ~(uint32_t)PPW_FILE_CLOSED;
+        write_run(&sr, "timer-sums");
+        if (cases[i].needle) {
+            EXPECT_LOAD_ERROR(PPW_ECORRUPT, cases[i].needle);
+        } else {
+            struct ppw_run *run = LOAD_OK();
+            ppw_run_free(run);
+        }
+        sample_run_free(&sr);
+    }
 }
 
 /* Preallocated space after committed is ignored, whatever it holds. */
@@ -1250,6 +1354,9 @@ int main(int argc, char **argv)
     RUN(test_check_binary);
     RUN(test_truncated);
     RUN(test_truncated_at_every_length);
+    RUN(test_unwritten_thread_files);
+    RUN(test_fifo);
+    RUN(test_timer_sums);
     RUN(test_bytes_past_committed);
     RUN(test_committed_past_size);
     RUN(test_record_sizes);
