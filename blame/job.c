@@ -193,10 +193,13 @@ static int load_rank(struct ppw_job_rank *r, const struct shared_files *files, b
                              run->mpi.rank);
     }
     if (!rc && run->thread_count &&
-        !(r->threads = malloc(run->thread_count * sizeof *r->threads)))
+        (!(r->threads = malloc(run->thread_count * sizeof *r->threads)) ||
+         !(r->losses = malloc(run->thread_count * sizeof *r->losses))))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    for (size_t i = 0; !rc && i < run->thread_count; i++)
+    for (size_t i = 0; !rc && i < run->thread_count; i++) {
+        ppw_run_thread_loss(run, &run->threads[i], &r->losses[r->nthreads]);
         r->threads[r->nthreads++] = run->threads[i].index;
+    }
     if (!rc)
         rc = ppw_symbols_new_shared(run, files->symbols, &syms, err);
     if (!rc)
@@ -327,6 +330,7 @@ void ppw_job_free(struct ppw_job *job)
         free(job->ranks[i].dir);
         free(job->ranks[i].exe);
         free(job->ranks[i].threads);
+        free(job->ranks[i].losses);
         ppw_stack_set_free(job->ranks[i].stacks);
     }
     free(job->ranks);

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "glue.h"
 #include "ppw/run_format.h"
+#include "read_run.h"
 
 struct ppw_stack_set;
 
@@ -39,6 +40,7 @@ struct ppw_job_rank {
     struct ppw_glue_stats glue;
     uint32_t *threads;
     size_t nthreads;
+    struct ppw_run_loss *losses; /* one per thread, in threads' order */
 };
 
 struct ppw_job {

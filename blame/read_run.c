@@ -776,3 +776,74 @@ const char *ppw_run_drop_name(unsigned reason)
     };
     return NAME_OF(names, reason);
 }
+
+/* ---- lost samples ---- */
+
+/* A NOTE the runtime wrote about thread index's sampling: "thread N: what". */
+static bool note_about(const struct ppw_run *run, uint32_t index, const char *what)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "thread %u: ", index);
+    for (size_t i = 0; i < run->note_count; i++) {
+        const char *m = run->notes[i].message;
+        if (strncmp(m, prefix, strlen(prefix)) == 0 && strstr(m, what))
+            return true;
+    }
+    return false;
+}
+
+void ppw_run_thread_loss(const struct ppw_run *run, const struct ppw_run_thread *t,
+                         struct ppw_run_loss *out)
+{
+    memset(out, 0, sizeof *out);
+    out->recorded = t->samples_read;
+    uint64_t period = run->has_metric ? run->metric.period : 0;
+    bool sampled = run->has_metric && run->metric.source != PPW_METRIC_NONE;
+    if (t->samples_file.unwritten)
+        out->causes |= PPW_LOSS_CRASH;
+    if (!sampled)
+        return;
+    if (note_about(run, t->index, "cannot create"))
+        out->causes |= PPW_LOSS_NO_FILE;
+    if (note_about(run, t->index, "cannot start"))
+        out->causes |= PPW_LOSS_NOT_ARMED;
+    if (t->dropped[PPW_DROP_NO_SPACE])
+        out->causes |= PPW_LOSS_DISK_FULL;
+    if (t->dropped[PPW_DROP_NOT_READY] + t->dropped[PPW_DROP_WALK] > 0)
+        out->causes |= PPW_LOSS_DROPPED;
+    if (t->end_flags & PPW_THREAD_END_SIGNAL_BLOCKED)
+        out->causes |= PPW_LOSS_SIGNAL_BLOCKED;
+    if (t->end_flags & PPW_THREAD_END_SIGNAL_IGNORED)
+        out->causes |= PPW_LOSS_SIGNAL_IGNORED;
+    if (t->end_flags & PPW_THREAD_END_SIGNAL_TAKEN)
+        out->causes |= PPW_LOSS_SIGNAL_TAKEN;
+    if (t->end_flags & PPW_THREAD_END_TIMER_CLOSED)
+        out->causes |= PPW_LOSS_TIMER_CLOSED;
+    if (!t->ended || run->metric.unit != PPW_UNIT_NS || period == 0)
+        return;
+    out->known = true;
+    out->cpu_ns = t->cpu_ns;
+    out->expected = t->cpu_ns / period;
+    /* The weights add up to the CPU time from the sampler's arming to the
+     * last sample; a signal that did not come makes its successor's weight
+     * span several periods.  One period is the tail after the last sample. */
+    uint64_t unweighed = t->cpu_ns > t->weight_read ? (t->cpu_ns - t->weight_read) / period : 0;
+    out->lost = unweighed + t->missed_periods;
+    out->lost = out->lost > 1 ? out->lost - 1 : 0;
+    if (out->lost > out->expected)
+        out->lost = out->expected;
+    out->significant = out->lost >= 20 && out->lost * 10 >= out->expected;
+    if (out->significant && !(out->causes & ~(uint32_t)PPW_LOSS_DROPPED))
+        out->causes |= PPW_LOSS_UNKNOWN;
+    if (!out->lost && !out->significant)
+        out->causes &= PPW_LOSS_CRASH;
+}
+
+const char *ppw_run_loss_cause_name(unsigned bit_index)
+{
+    static const char *const names[PPW_LOSS_CAUSES] = {
+        "crash",          "no_file",        "not_armed",     "disk_full",     "dropped",
+        "signal_blocked", "signal_ignored", "signal_taken", "timer_closed", "unknown",
+    };
+    return bit_index < PPW_LOSS_CAUSES ? names[bit_index] : "?";
+}

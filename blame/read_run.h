@@ -159,6 +159,10 @@ struct ppw_run_thread {
     size_t stack_count;
     struct ppw_run_sample *samples;
     size_t sample_count;
+    uint64_t samples_read;   /* SAMPLE records, before any merging */
+    uint64_t weight_read;    /* their weights' sum */
+    uint64_t missed_periods; /* periods beyond the first that samples of 1.8 periods or more
+                                stand for: signals that did not come (metric in ns only) */
     struct ppw_run_trace *traces;
     size_t trace_count;
     struct ppw_run_omp_event *omp_events; /* in file order: time order on one thread */
@@ -208,6 +212,39 @@ struct ppw_run {
     size_t note_count;
     struct ppw_arena *arena; /* owns every string and array */
 };
+
+/* Why a thread's samples fall short of its CPU time (ppw_run_thread_loss). */
+enum ppw_loss_cause {
+    PPW_LOSS_CRASH = 1u << 0,       /* the process ended as the thread started (unwritten file) */
+    PPW_LOSS_NO_FILE = 1u << 1,     /* its samples file could not be created (a NOTE says why) */
+    PPW_LOSS_NOT_ARMED = 1u << 2,   /* its sampler could not start (a NOTE says why) */
+    PPW_LOSS_DISK_FULL = 1u << 3,   /* its samples file could not grow: samples dropped */
+    PPW_LOSS_DROPPED = 1u << 4,     /* samples dropped otherwise (thread not ready, walk failed) */
+    PPW_LOSS_SIGNAL_BLOCKED = 1u << 5, /* the thread blocked the sampling signal (1.4) */
+    PPW_LOSS_SIGNAL_IGNORED = 1u << 6, /* the program ignored it (1.4) */
+    PPW_LOSS_SIGNAL_TAKEN = 1u << 7,   /* the program installed its own handler for it (1.4) */
+    PPW_LOSS_TIMER_CLOSED = 1u << 8,   /* the program closed the sampler's descriptor (1.4) */
+    PPW_LOSS_UNKNOWN = 1u << 9,        /* none of the above explains the shortfall */
+    PPW_LOSS_CAUSES = 10,
+};
+
+/* A thread's samples against its CPU time: what every view warns about
+ * (docs/ppw-blame.md, "Lost samples").  Only where the run recorded the
+ * thread's CPU time at its end and the metric is time. */
+struct ppw_run_loss {
+    bool known;        /* the thread ended and the metric is in ns: the counts below hold */
+    uint64_t cpu_ns;   /* its CPU time */
+    uint64_t expected; /* cpu_ns / period */
+    uint64_t recorded; /* samples in its file */
+    uint64_t lost;     /* periods no sample stands for: CPU time the weights miss, plus
+                          the periods of signals that did not come */
+    uint32_t causes;   /* enum ppw_loss_cause; 0 when nothing is lost */
+    bool significant;  /* lost is at least 20 samples and 10% of expected: warn */
+};
+
+void ppw_run_thread_loss(const struct ppw_run *run, const struct ppw_run_thread *t,
+                         struct ppw_run_loss *out);
+const char *ppw_run_loss_cause_name(unsigned bit_index); /* "crash", "no_file", ... */
 
 /* Loads the run directory dir.  Returns 0 and *out, or a negative code with
  * err filled and *out NULL: PPW_EIO (dir or a file cannot be read; no

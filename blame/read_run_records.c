@@ -622,6 +622,12 @@ static int read_sample(struct loader *l, const struct rec *r, struct samples_ctx
     s->time_ns = F64(r->body, T, time_ns);
     s->weight = F64(r->body, T, weight);
     s->count = 1;
+    t->samples_read++;
+    t->weight_read += s->weight;
+    const struct ppw_run_metric *m = &l->run->metric;
+    if (l->run->has_metric && m->unit == PPW_UNIT_NS && m->period &&
+        s->weight >= m->period / 5 * 9) /* 1.8 periods: beyond jitter and re-arm delay */
+        t->missed_periods += (s->weight + m->period / 2) / m->period - 1;
     if (c->merge)
         return merge_sample(l, c, s);
     t->sample_count++;

@@ -216,4 +216,9 @@ void ppw_config_load(void)
     get_number("PPW_BUFFER", 64 * 1024, 256 * 1024 * 1024, size_units,
                "a size from 64K to 256M", &window);
     ppw_config.window = (size_t)window;
+    const char *env = getenv("PPW_RECORD_ENV");
+    if (env && *env && strcmp(env, "all") == 0)
+        ppw_config.record_all_env = 1;
+    else if (env && *env && strcmp(env, "default") != 0)
+        bad("PPW_RECORD_ENV", env, "all or default");
 }

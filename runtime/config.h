@@ -29,6 +29,7 @@ struct ppw_config {
     uint64_t throttle_ns;         /* PPW_THROTTLE_USEC * 1000 */
     size_t window;                /* PPW_BUFFER: bytes mapped per stream window */
     int verbose;                  /* PPW_VERBOSE */
+    int record_all_env;           /* PPW_RECORD_ENV=all: run.ppw records the whole environment */
 };
 
 extern struct ppw_config ppw_config;

@@ -176,13 +176,42 @@ static void write_argv(void)
     ppw_runfile_append(PPW_RUN_ARGV, fixed, sizeof(fixed), (int)count, args);
 }
 
+/* What a run directory may carry when a user shares it: the settings that
+ * shape a parallel run, never tokens or keys (PPW_RECORD_ENV=all records
+ * everything).  Prefixes end in '_'; other entries are whole names. */
+static int env_recorded(const char *entry)
+{
+    static const char *const allowed[] = {
+        "PPW_", "OMP_", "KMP_", "GOMP_",
+        /* MPI and PMIx ranks: Open MPI, MPICH and Hydra, MVAPICH, PMIx, Slurm */
+        "OMPI_COMM_WORLD_", "PMI_RANK", "PMI_SIZE", "PMI_LOCAL_RANK", "MPI_LOCALRANKID",
+        "MPI_LOCALNRANKS", "MV2_COMM_WORLD_", "PMIX_RANK", "PMIX_NAMESPACE", "SLURM_PROCID",
+        "SLURM_NTASKS", "SLURM_LOCALID",
+        "PATH", "LD_LIBRARY_PATH", "HOSTNAME",
+    };
+    size_t name_len = strcspn(entry, "=");
+    for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+        size_t n = strlen(allowed[i]);
+        if (allowed[i][n - 1] == '_' ? name_len > n && strncmp(entry, allowed[i], n) == 0
+                                     : name_len == n && strncmp(entry, allowed[i], n) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 static void write_env(void)
 {
-    uint32_t count = 0;
-    for (char **e = environ; e && *e && count < 4096; e++)
-        count++;
-    uint32_t fixed[2] = {count, 0};
-    ppw_runfile_append(PPW_RUN_ENV, fixed, sizeof(fixed), (int)count, (const char *const *)environ);
+    enum { MAX_ENTRIES = 4096 };
+    static const char *kept[MAX_ENTRIES]; /* start-up is single-threaded */
+    uint32_t count = 0, left_out = 0;
+    for (char **e = environ; e && *e; e++) {
+        if (!ppw_config.record_all_env && !env_recorded(*e))
+            left_out++;
+        else if (count < MAX_ENTRIES)
+            kept[count++] = *e;
+    }
+    uint32_t fixed[2] = {count, left_out};
+    ppw_runfile_append(PPW_RUN_ENV, fixed, sizeof(fixed), (int)count, kept);
 }
 
 static void before_fork(void)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -520,6 +521,11 @@ static int arm_perf(struct ppw_thread *t)
         return -err;
     }
     t->perf_fd = (int)fd;
+    struct stat st;
+    if (fstat(t->perf_fd, &st) == 0) {
+        t->perf_dev = (uint64_t)st.st_dev;
+        t->perf_ino = (uint64_t)st.st_ino;
+    }
     ioctl(t->perf_fd, PERF_EVENT_IOC_RESET, 0);
     ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     return 0;
@@ -593,14 +599,75 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
     }
 }
 
+/* t's perf descriptor is still the event ppw opened: the program may have
+ * closed the number, and opened a file of its own under it. */
+static int perf_fd_is_ours(const struct ppw_thread *t)
+{
+    struct stat st;
+    return t->perf_fd >= 0 && fstat(t->perf_fd, &st) == 0 && (uint64_t)st.st_dev == t->perf_dev &&
+           (uint64_t)st.st_ino == t->perf_ino;
+}
+
+/* Bit sig - 1 of the SigBlk mask in /proc/self/task/TID/status. */
+static int blocked_in_task(uint32_t tid, int sig)
+{
+    char path[64], buf[2048];
+    ppw_format(path, sizeof path, "/proc/self/task/%u/status", tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    const char *p = strstr(buf, "\nSigBlk:");
+    if (!p)
+        return 0;
+    p += 9;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    const char *end = p;
+    while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f'))
+        end++;
+    int bit = sig - 1, digit_from_end = bit / 4;
+    if (end - p <= digit_from_end)
+        return 0;
+    char c = end[-1 - digit_from_end];
+    int v = c <= '9' ? c - '0' : c - 'a' + 10;
+    return (v >> (bit % 4)) & 1;
+}
+
+uint32_t ppw_sampler_thread_faults(struct ppw_thread *t, int on_thread)
+{
+    if (source == PPW_METRIC_NONE || source == PPW_METRIC_PAPI_CYCLES || !t->ready)
+        return 0;
+    uint32_t faults = 0;
+    int sig = ppw_config.signal;
+    sigset_t mask;
+    if (on_thread ? pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, sig) == 1
+                  : blocked_in_task(t->tid, sig))
+        faults |= PPW_THREAD_END_SIGNAL_BLOCKED;
+    struct sigaction now;
+    if (sigaction(sig, NULL, &now) == 0) {
+        if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN)
+            faults |= PPW_THREAD_END_SIGNAL_IGNORED;
+        else if (!(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != on_signal)
+            faults |= PPW_THREAD_END_SIGNAL_TAKEN;
+    }
+    if (source == PPW_METRIC_PERF_TASK_CLOCK && t->perf_fd >= 0 && !perf_fd_is_ours(t))
+        faults |= PPW_THREAD_END_TIMER_CLOSED;
+    return faults;
+}
+
 static void disarm(struct ppw_thread *t)
 {
     t->ready = 0;
-    if (t->perf_fd >= 0) {
+    if (t->perf_fd >= 0 && perf_fd_is_ours(t)) {
         ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
         close(t->perf_fd);
-        t->perf_fd = -1;
     }
+    t->perf_fd = -1;
     if (t->has_timer) {
         timer_delete(t->timer);
         t->has_timer = 0;
@@ -631,7 +698,7 @@ void ppw_sampler_thread_abandon(struct ppw_thread *t)
     /* After fork the perf event still counts the parent's thread, and POSIX
      * timers are not inherited: only the descriptor needs closing. */
     t->ready = 0;
-    if (t->perf_fd >= 0)
+    if (t->perf_fd >= 0 && perf_fd_is_ours(t))
         close(t->perf_fd);
     t->perf_fd = -1;
     t->has_timer = 0;

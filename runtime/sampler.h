@@ -21,6 +21,11 @@ void ppw_sampler_fini(void);
 void ppw_sampler_thread_start(struct ppw_thread *t);
 /* Disarms and closes; the handler drops anything that arrives after. */
 void ppw_sampler_thread_stop(struct ppw_thread *t);
+
+/* What keeps t's samples from coming, as enum ppw_thread_end_flag's
+ * SIGNAL_* and TIMER_CLOSED bits: on_thread when called by t itself (its
+ * signal mask is read directly), else from /proc. */
+uint32_t ppw_sampler_thread_faults(struct ppw_thread *t, int on_thread);
 /* fork() child: forget the inherited timer and file. */
 void ppw_sampler_thread_abandon(struct ppw_thread *t);
 

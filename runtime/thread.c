@@ -171,9 +171,10 @@ void ppw_thread_end(void)
     struct ppw_thread *t = self;
     if (!t)
         return;
+    uint32_t faults = ppw_sampler_thread_faults(t, 1);
     ppw_sampler_thread_stop(t);
     ppw_measure_thread_end(t);
-    write_end(t, 0);
+    write_end(t, faults);
     if (t->events_open)
         ppw_stream_close(&t->events);
     unregister(t);
@@ -186,7 +187,7 @@ void ppw_thread_end_others(void)
     pthread_mutex_lock(&registry_lock);
     for (struct ppw_thread *t = registry; t; t = t->next)
         if (t != self)
-            write_end(t, PPW_THREAD_END_AT_EXIT);
+            write_end(t, PPW_THREAD_END_AT_EXIT | ppw_sampler_thread_faults(t, 0));
     pthread_mutex_unlock(&registry_lock);
 }
 

@@ -40,6 +40,7 @@ struct ppw_thread {
     /* Sampling (sampler.c). */
     struct ppw_stream samples;
     int perf_fd;
+    uint64_t perf_dev, perf_ino; /* perf_fd's identity: the program may close the number */
     int has_timer;
     timer_t timer;
     uint64_t period;      /* period now armed, metric units */

@@ -30,8 +30,8 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 3 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
-                           1.3: PPW_EVT_OMP */
+#define PPW_RUN_MINOR 4 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
+                           1.3: PPW_EVT_OMP; 1.4: THREAD_END sampling faults, ENV left_out */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -87,7 +87,8 @@ enum ppw_run_record {
     /* run.ppw */
     PPW_RUN_INFO = 1,     /* struct ppw_rec_run_info; strings: host, exe path, cwd */
     PPW_RUN_ARGV = 2,     /* u32 count, u32 0; strings: each argument */
-    PPW_RUN_ENV = 3,      /* u32 count, u32 0; strings: each NAME=value */
+    PPW_RUN_ENV = 3,      /* u32 count, u32 left_out (1.4: variables not recorded, as
+                             PPW_RECORD_ENV says); strings: each NAME=value */
     PPW_RUN_METRIC = 4,   /* struct ppw_rec_metric; strings: name, reason */
     PPW_RUN_CONFIG = 5,   /* struct ppw_rec_config */
     PPW_RUN_CALIB = 6,    /* struct ppw_rec_calib */
@@ -215,6 +216,11 @@ enum ppw_thread_end_flag {
     PPW_THREAD_END_AT_EXIT = 1u << 0, /* still running when the process exited (pool
                                          workers, detached threads); it may have
                                          recorded samples after this record */
+    /* 1.4: what stopped its samples, as seen at its end */
+    PPW_THREAD_END_SIGNAL_BLOCKED = 1u << 1, /* the sampling signal was blocked in it */
+    PPW_THREAD_END_SIGNAL_IGNORED = 1u << 2, /* the signal's disposition was SIG_IGN */
+    PPW_THREAD_END_SIGNAL_TAKEN = 1u << 3,   /* another handler than ppw's had the signal */
+    PPW_THREAD_END_TIMER_CLOSED = 1u << 4,   /* its sampling descriptor was closed or replaced */
 };
 
 struct ppw_rec_thread_end {

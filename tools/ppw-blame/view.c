@@ -296,11 +296,15 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
                 continue;
             in->ranks[in->nranks++] = r->rank;
             in->finished &= r->finished;
+            size_t first = in->nthreads;
             for (size_t t = 0; t < r->nthreads; t++)
                 in->threads[in->nthreads++] =
                     r->rank * PPW_JOB_RANK_SHIFT +
                     (r->threads[t] < PPW_JOB_RANK_SHIFT ? r->threads[t] : PPW_JOB_RANK_SHIFT - 1);
             view_add_glue(&in->glue, &r->glue);
+            if (!rc)
+                rc = view_add_losses(in, NULL, true, r->rank, in->threads + first, r->losses,
+                                     r->nthreads, err);
         }
         rc = note_ranks(in, job, "warning: ranks missing (no run directory)", 0, err);
     }
@@ -350,8 +354,12 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
     if (!rc && run->thread_count &&
         !(in->threads = malloc(run->thread_count * sizeof *in->threads)))
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    for (size_t i = 0; !rc && i < run->thread_count; i++)
+    for (size_t i = 0; !rc && i < run->thread_count; i++) {
+        struct ppw_run_loss loss;
+        ppw_run_thread_loss(run, &run->threads[i], &loss);
         in->threads[in->nthreads++] = run->threads[i].index;
+        rc = view_add_losses(in, NULL, false, 0, &run->threads[i].index, &loss, 1, err);
+    }
     if (!rc) {
         in->from_run = true;
         in->finished = run->finished;
@@ -370,6 +378,26 @@ static int compare_u32(const void *x, const void *y)
 {
     uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
     return a < b ? -1 : a > b;
+}
+
+int view_add_losses(struct view_input *in, const char *run, bool has_rank, uint32_t rank,
+                    const uint32_t *ids, const struct ppw_run_loss *losses, size_t n,
+                    struct ppw_err *err)
+{
+    if (n == 0)
+        return 0;
+    struct view_loss *grown = realloc(in->losses, (in->nlosses + n) * sizeof *grown);
+    if (!grown)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    in->losses = grown;
+    for (size_t i = 0; i < n; i++) {
+        struct view_loss *l = &in->losses[in->nlosses];
+        *l = (struct view_loss){ids[i], has_rank, rank, NULL, losses[i]};
+        if (run && !(l->run = strdup(run)))
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        in->nlosses++;
+    }
+    return 0;
 }
 
 /* Folded stacks carry no threads but thread 0: the threads are the stacks'. */
@@ -502,6 +530,9 @@ void view_input_free(struct view_input *in)
     free(in->exe);
     free(in->binary);
     free(in->threads);
+    for (size_t i = 0; i < in->nlosses; i++)
+        free(in->losses[i].run);
+    free(in->losses);
     free(in->ranks);
     free(in->job_notes);
     for (size_t i = 0; i < in->nfaults; i++) {
@@ -562,6 +593,116 @@ double view_pct(uint64_t part, uint64_t total)
     return total ? 100.0 * (double)part / (double)total : 0;
 }
 
+/* What each enum ppw_loss_cause bit means, for the text warning. */
+static const char *loss_cause_text(unsigned bit, const struct view_loss *l)
+{
+    switch (1u << bit) {
+    case PPW_LOSS_CRASH: return "the process ended as the thread started";
+    case PPW_LOSS_NO_FILE: return "its samples file could not be created (dump --what run: notes)";
+    case PPW_LOSS_NOT_ARMED: return "its sampler could not start (dump --what run: notes)";
+    case PPW_LOSS_DISK_FULL: return "its samples file could not grow (disk full or file size limit)";
+    case PPW_LOSS_DROPPED: return "samples dropped by the sampler (thread not ready, stack walk failed)";
+    case PPW_LOSS_SIGNAL_BLOCKED: return "the thread blocked the sampling signal";
+    case PPW_LOSS_SIGNAL_IGNORED: return "the program ignored the sampling signal";
+    case PPW_LOSS_SIGNAL_TAKEN: return "the program installed its own handler for the sampling signal";
+    case PPW_LOSS_TIMER_CLOSED: return "the program closed the sampler's descriptor";
+    default:
+        (void)l;
+        return "no cause recorded: the program may have blocked, ignored or taken the sampling "
+               "signal, or closed the sampler's descriptor";
+    }
+}
+
+static void loss_label(FILE *out, const struct view_loss *l)
+{
+    if (l->run) {
+        cli_text(out, l->run);
+        putc(' ', out);
+    }
+    if (l->has_rank)
+        fprintf(out, "rank %" PRIu32 " thread %" PRIu32, l->rank, l->thread % PPW_JOB_RANK_SHIFT);
+    else
+        fprintf(out, "thread %" PRIu32, l->thread);
+}
+
+/* One warning line per thread whose samples fall short of its CPU time. */
+static void text_losses(FILE *out, const struct view_input *in)
+{
+    enum { SHOWN = 8 };
+    size_t shown = 0, more = 0;
+    for (size_t i = 0; i < in->nlosses; i++) {
+        const struct view_loss *l = &in->losses[i];
+        const struct ppw_run_loss *x = &l->loss;
+        bool crashed = !x->known && (x->causes & PPW_LOSS_CRASH);
+        if (!x->significant && !crashed)
+            continue;
+        if (shown == SHOWN) {
+            more++;
+            continue;
+        }
+        shown++;
+        fputs("warning: samples lost: ", out);
+        loss_label(out, l);
+        if (x->known)
+            fprintf(out,
+                    " had %.3f s of CPU time (%" PRIu64 " samples' worth), recorded %" PRIu64
+                    ", lost %" PRIu64 ":",
+                    (double)x->cpu_ns / 1e9, x->expected, x->recorded, x->lost);
+        else
+            fputs(": its samples file was never written:", out);
+        const char *sep = " ";
+        for (unsigned b = 0; b < PPW_LOSS_CAUSES; b++)
+            if (x->causes & (1u << b)) {
+                fprintf(out, "%s%s", sep, loss_cause_text(b, l));
+                sep = "; ";
+            }
+        putc('\n', out);
+    }
+    if (more)
+        fprintf(out, "warning: samples lost in %zu more threads (JSON: \"lost\")\n", more);
+}
+
+/* "lost": every thread's samples against its CPU time. */
+static void json_losses(FILE *out, const struct view_input *in)
+{
+    if (!in->from_run)
+        return;
+    fputs(",\"lost\":[", out);
+    for (size_t i = 0; i < in->nlosses; i++) {
+        const struct view_loss *l = &in->losses[i];
+        const struct ppw_run_loss *x = &l->loss;
+        fprintf(out, "%s{", i ? "," : "");
+        if (l->run) {
+            fputs("\"run\":", out);
+            json_string(out, l->run);
+            putc(',', out);
+        }
+        if (l->has_rank)
+            fprintf(out, "\"rank\":%" PRIu32 ",\"thread\":%" PRIu32, l->rank,
+                    l->thread % PPW_JOB_RANK_SHIFT);
+        else
+            fprintf(out, "\"thread\":%" PRIu32, l->thread);
+        if (x->known)
+            fprintf(out,
+                    ",\"cpu_ns\":%" PRIu64 ",\"expected\":%" PRIu64 ",\"recorded\":%" PRIu64
+                    ",\"lost\":%" PRIu64,
+                    x->cpu_ns, x->expected, x->recorded, x->lost);
+        else
+            fprintf(out, ",\"cpu_ns\":null,\"expected\":null,\"recorded\":%" PRIu64
+                         ",\"lost\":null",
+                    x->recorded);
+        fprintf(out, ",\"significant\":%s,\"causes\":[", x->significant ? "true" : "false");
+        const char *sep = "";
+        for (unsigned b = 0; b < PPW_LOSS_CAUSES; b++)
+            if (x->causes & (1u << b)) {
+                fprintf(out, "%s\"%s\"", sep, ppw_run_loss_cause_name(b));
+                sep = ",";
+            }
+        fputs("]}", out);
+    }
+    putc(']', out);
+}
+
 void view_json_head(FILE *out, const struct view_input *in)
 {
     fprintf(out, "{\"total_samples\":%" PRIu64 ",\"metric\":{\"name\":", view_total_samples(in));
@@ -599,6 +740,7 @@ void view_json_head(FILE *out, const struct view_input *in)
         }
         putc(']', out);
     }
+    json_losses(out, in);
 }
 
 void view_json_open(FILE *out, const struct view_input *in, const char *list)
@@ -635,6 +777,7 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
         fputs("warning: the binary is from another build than the run (--force)\n", out);
     if (!in->finished && !in->job && in->nruns <= 1) /* several: a note names them */
         fputs("warning: the run did not end normally\n", out);
+    text_losses(out, in);
     const struct ppw_glue_stats *g = &in->glue;
     if (g->glue_errors)
         fprintf(out, "warning: %" PRIu64 " samples lost the end of their spawn chain\n",

@@ -74,6 +74,15 @@ struct view_rank_fault {
     char *job;         /* several jobs summed: the job directory; else NULL */
 };
 
+/* One thread's samples against its CPU time (ppw_run_thread_loss). */
+struct view_loss {
+    uint32_t thread;         /* as in view_input.threads */
+    bool has_rank;
+    uint32_t rank;
+    char *run;               /* several runs: the run or job directory; else NULL */
+    struct ppw_run_loss loss;
+};
+
 struct view_input {
     struct ppw_static_graph *graph;
     struct ppw_stack_set *stacks;
@@ -95,6 +104,8 @@ struct view_input {
     uint32_t *threads;  /* the run's thread indices, sorted (folded: those of the stacks;
                            a job: rank * PPW_JOB_RANK_SHIFT + thread) */
     size_t nthreads;
+    struct view_loss *losses; /* every thread of every run read */
+    size_t nlosses;
     bool job;           /* a job directory: the ranks below are set */
     uint32_t *ranks;    /* the ranks loaded, sorted */
     size_t nranks;

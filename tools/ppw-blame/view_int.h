@@ -30,6 +30,13 @@ int view_check_first_binary(const struct view_opts *o, const struct ppw_job_rank
 /* Adds the glue counts of a run or rank to a sum. */
 void view_add_glue(struct ppw_glue_stats *to, const struct ppw_glue_stats *from);
 
+/* Appends n threads' losses to in->losses: thread ids[i] (as in->threads
+ * holds it) lost losses[i]; run names the run or job when several are
+ * summed (copied), else NULL. */
+int view_add_losses(struct view_input *in, const char *run, bool has_rank, uint32_t rank,
+                    const uint32_t *ids, const struct ppw_run_loss *losses, size_t n,
+                    struct ppw_err *err);
+
 /* Appends a line to in->job_notes. */
 int view_note(struct view_input *in, const char *line, struct ppw_err *err);
 

@@ -199,6 +199,8 @@ static int load_runs(const struct view_opts *o, struct view_input *in, struct pp
     for (size_t i = 0; !rc && i < job->count; i++) {
         const struct ppw_job_rank *r = &job->ranks[i];
         rc = append_ids(&in->threads, &in->nthreads, r->threads, r->nthreads, err);
+        if (!rc)
+            rc = view_add_losses(in, r->dir, false, 0, r->threads, r->losses, r->nthreads, err);
         view_add_glue(&in->glue, &r->glue);
         in->finished &= r->finished;
         if (!r->finished && len < sizeof line - 4) {
@@ -228,6 +230,10 @@ static int add_job(struct view_input *in, struct view_input *part, const char *d
         rc = append_ids(&in->threads, &in->nthreads, part->threads, part->nthreads, err);
     if (!rc)
         rc = append_ids(&in->ranks, &in->nranks, part->ranks, part->nranks, err);
+    for (size_t i = 0; !rc && i < part->nlosses; i++) {
+        const struct view_loss *l = &part->losses[i];
+        rc = view_add_losses(in, dir, l->has_rank, l->rank, &l->thread, &l->loss, 1, err);
+    }
     view_add_glue(&in->glue, &part->glue);
     in->finished &= part->finished;
     in->forced |= part->forced;
