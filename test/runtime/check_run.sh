@@ -848,6 +848,75 @@ case_nonroot() {
         --argjson s0 "$s0"
 }
 
+# Lost samples (faults.c): a program that blocks, ignores or takes the
+# sampling signal, or closes the sampler's descriptor, after 0.1 s of its
+# 0.4 s of CPU time.  Each run's accounting (dump's per-thread `lost`)
+# must say so: the thread's lost samples are its CPU time over the period
+# less the samples it recorded, within 10%, flagged significant, with the
+# cause the runtime saw at the thread's end; `none` loses nothing
+# significant.  The derivation: about 0.3 s of CPU time after the fault,
+# 300 periods of 1 ms, no sample; the 0.1 s before it sampled as usual.
+# The program's own output must not change, except in `handle`, where
+# ppw's timer still runs the program's handler: issue 18's signal move,
+# not yet built, is what will fix that (and these losses).
+case_lost() {
+    build faults
+    local mode cause
+    for mode in none block raw ignore handle close; do
+        ./faults.plain $mode >plain.out
+        run_ppw l-$mode ./faults $mode
+        [ "$(cat l-$mode.rc)" = 0 ] || { fail "$mode: status $(cat l-$mode.rc)"; continue; }
+        [ $mode = handle ] || cmp -s plain.out l-$mode.out ||
+            fail "$mode: the output changed: $(cat l-$mode.out)"
+        dump l-$mode run || continue
+        case $mode in
+        none) cause= ;;
+        block | raw) cause=signal_blocked ;;
+        ignore) cause=signal_ignored ;;
+        handle) cause=signal_taken ;;
+        close) cause=timer_closed ;;
+        esac
+        jq -c '.threads[0] | {cpu_ns, samples_recorded, lost}' l-$mode.run.json |
+            sed "s/^/  $mode: /"
+        if [ -z "$cause" ]; then
+            check "$mode: nothing significant lost" '.threads[0].lost.significant == false' \
+                l-$mode.run.json
+        else
+            check "$mode: lost = CPU time / period - recorded, within 10%, for $cause" \
+                '.threads[0] | (.lost.expected - .lost.recorded) as $gap
+                 | .lost.significant and (.lost.causes | index($c) != null)
+                   and ((.lost.lost - $gap) | fabs) <= 0.1 * $gap' \
+                l-$mode.run.json --arg c "$cause"
+        fi
+    done
+    # The views say it too (a ppw-cc build: the report needs blame graphs).
+    plugin_loadable || { echo "report part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
+    ppw_cc faults
+    run_ppw lr ./faults.inst block
+    "$blame" report lr >report.txt 2>report.err || { fail "report: $(head -3 report.err)"; return; }
+    grep -q '^warning: samples lost: thread 0 had .* the thread blocked the sampling signal$' \
+        report.txt || fail "report: no lost-samples warning: $(head -4 report.txt)"
+    "$blame" code lr --format json >code.json || { fail "code --format json"; return; }
+    check "code's JSON: the thread's lost object" \
+        '.lost[0] | .thread == 0 and .significant and (.causes == ["signal_blocked"])' code.json
+}
+
+# Environment: run.ppw records the settings of a parallel run, never the
+# rest (a token, a key), unless PPW_RECORD_ENV=all.
+case_environment() {
+    build cpu_spin
+    SECRET_TOKEN=hunter2 OMP_NUM_THREADS=3 run_ppw e1 ./cpu_spin 0
+    dump e1 run || return
+    check "allow-list: OMP_NUM_THREADS and PATH kept, SECRET_TOKEN left out and counted" \
+        '.run.env | (index("OMP_NUM_THREADS=3") != null) and (map(startswith("PATH=")) | any)
+         and (map(startswith("SECRET_TOKEN")) | any | not)' e1.run.json
+    grep -rq hunter2 e1 && fail "the secret is somewhere in the run directory"
+    SECRET_TOKEN=hunter2 PPW_RECORD_ENV=all run_ppw e2 ./cpu_spin 0
+    dump e2 run || return
+    check "PPW_RECORD_ENV=all records everything" \
+        '.run.env | index("SECRET_TOKEN=hunter2") != null' e2.run.json
+}
+
 # ppw_cc NAME [flags...]: programs/NAME.c through ppw-cc -> ./NAME.inst
 ppw_cc() {
     local name=$1

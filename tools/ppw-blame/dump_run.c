@@ -259,6 +259,16 @@ static void json_thread(struct dump *d, const struct ppw_run_thread *t)
     json_u64_if(out, "cpu_ns", t->ended, t->cpu_ns);
     json_u64_if(out, "samples_recorded", t->ended, t->samples_recorded);
     json_u64_if(out, "runqueue_ns", t->ended && t->runqueue_ns != PPW_WAIT_UNKNOWN, t->runqueue_ns);
+    struct ppw_run_loss loss;
+    ppw_run_thread_loss(d->run, t, &loss);
+    fprintf(out, ",\"lost\":{\"recorded\":%" PRIu64, loss.recorded);
+    json_u64_if(out, "expected", loss.known, loss.expected);
+    json_u64_if(out, "lost", loss.known, loss.lost);
+    fprintf(out, ",\"significant\":%s,\"causes\":[", loss.significant ? "true" : "false");
+    for (unsigned b = 0, n = 0; b < PPW_LOSS_CAUSES; b++)
+        if (loss.causes & (1u << b))
+            fprintf(out, "%s\"%s\"", n++ ? "," : "", ppw_run_loss_cause_name(b));
+    fputs("]}", out);
     fputs(",\"files\":{", out);
     json_file(out, "samples", &t->samples_file);
     json_file(out, "events", &t->events_file);

@@ -1,0 +1,51 @@
+/* What a program may do to the sampler: after 0.1 s of CPU time it blocks
+ * every signal, ignores the sampling signal, takes it with its own handler,
+ * or closes every descriptor from 3 to 1023 (as daemons and some test
+ * harnesses do), then works 0.3 s more.  `none` does nothing of the kind,
+ * `raw` blocks every signal through the system call itself.  The output
+ * is the same in every mode, with or without ppw.
+ *
+ *   faults MODE   (none, block, raw, ignore, handle, close) */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "spin.h"
+
+static volatile sig_atomic_t handled;
+
+static void own_handler(int sig)
+{
+    (void)sig;
+    handled++;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "none";
+    double x = spin_for(CLOCK_THREAD_CPUTIME_ID, 0.1);
+    sigset_t all;
+    sigfillset(&all);
+    int sig = SIGRTMIN + 4; /* ppw's default sampling signal */
+    if (strcmp(mode, "block") == 0) {
+        sigprocmask(SIG_BLOCK, &all, NULL);
+    } else if (strcmp(mode, "raw") == 0) {
+        syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, NULL, 8);
+    } else if (strcmp(mode, "ignore") == 0) {
+        signal(sig, SIG_IGN);
+    } else if (strcmp(mode, "handle") == 0) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = own_handler;
+        sigaction(sig, &sa, NULL);
+    } else if (strcmp(mode, "close") == 0) {
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+    }
+    x += spin_for(CLOCK_THREAD_CPUTIME_ID, 0.3);
+    printf("%s: %s, own handler ran %s\n", mode, x > 0 ? "done" : "?",
+           handled ? "because of someone else" : "never");
+    return 0;
+}
