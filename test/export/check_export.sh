@@ -109,8 +109,9 @@ frames() {
         # "[foreign_sum]" (docs/FORMATS.md section 3); names aside, equal.
         # shellcheck disable=SC2086
         # (and its lines, the program's in a run, are not listed from folded
-        # stacks: lines lists the program's code only)
-        a=$("$blame" $view frames-run --format json | jq -S 'del(.metric)
+        # stacks: lines lists the program's code only).  Folded stacks carry
+        # no CPU time either, so no lost-samples accounting (.lost).
+        a=$("$blame" $view frames-run --format json | jq -S 'del(.metric, .lost)
             | if .lines then .lines |= map(select(.file // "" | endswith("frames_foreign.c") | not))
               else . end') || fail "$view on the run"
         # shellcheck disable=SC2086
