@@ -196,6 +196,7 @@ struct ppw_run {
     size_t argc;
     const char **env;
     size_t env_count;
+    uint32_t env_left_out; /* 1.4: variables the allow-list did not record (PPW_RECORD_ENV) */
     bool has_mpi;  /* an MPI rank: mpi is set (the last PPW_RUN_MPI record) */
     struct ppw_run_mpi mpi;
     bool finished; /* FINISH present; false: the run did not end normally */

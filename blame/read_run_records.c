@@ -399,8 +399,12 @@ static int visit_run_record(struct loader *l, const struct rec *r, void *ctx)
     switch (r->kind) {
     case PPW_RUN_INFO: return read_info(l, r);
     case PPW_RUN_ARGV: return read_string_list(l, r, "ARGV", &l->argv_seen, &run->argv, &run->argc);
-    case PPW_RUN_ENV:
-        return read_string_list(l, r, "ENV", &l->env_seen, &run->env, &run->env_count);
+    case PPW_RUN_ENV: {
+        int rc = read_string_list(l, r, "ENV", &l->env_seen, &run->env, &run->env_count);
+        if (!rc)
+            run->env_left_out = get_u32(r->body + 4); /* 0 before 1.4 */
+        return rc;
+    }
     case PPW_RUN_METRIC: return read_metric(l, r);
     case PPW_RUN_CONFIG: return read_config(l, r);
     case PPW_RUN_CALIB: return read_calib(l, r);

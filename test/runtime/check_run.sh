@@ -910,6 +910,7 @@ case_environment() {
     check "allow-list: OMP_NUM_THREADS and PATH kept, SECRET_TOKEN left out and counted" \
         '.run.env | (index("OMP_NUM_THREADS=3") != null) and (map(startswith("PATH=")) | any)
          and (map(startswith("SECRET_TOKEN")) | any | not)' e1.run.json
+    check "the variables left out are counted" '.run.env_left_out > 0' e1.run.json
     grep -rq hunter2 e1 && fail "the secret is somewhere in the run directory"
     SECRET_TOKEN=hunter2 PPW_RECORD_ENV=all run_ppw e2 ./cpu_spin 0
     dump e2 run || return

@@ -32,7 +32,7 @@ check top 'keys_unsorted == ["dir", "format", "build_id", "pid", "finished", "ru
                              "spawns", "samples", "trace", "omp"]
            and .dir == "ppw-prog-4242" and .format == "1.4" and .pid == 4242 and .finished
            and (.build_id | length) == 40'
-check run '.run | keys_unsorted == ["info", "argv", "env", "metric", "config", "calibration", "mpi",
+check run '.run | keys_unsorted == ["info", "argv", "env", "env_left_out", "metric", "config", "calibration", "mpi",
                                      "finish", "modules", "regions", "notes"]
            and .argv == ["./prog", "--size", "10"] and .metric.source == "posix-cpu-timer"
            and .metric.reason == "PAPI not available" and .calibration.pair_ns == 100

@@ -294,6 +294,7 @@ static void json_run(struct dump *d)
     json_info(out, run);
     json_strings(out, "argv", run->argv, run->argc);
     json_strings(out, "env", run->env, run->env_count);
+    fprintf(out, ",\"env_left_out\":%" PRIu32, run->env_left_out);
     json_metric(out, run);
     json_config(out, run);
     json_calib(out, run);
@@ -529,6 +530,9 @@ static void text_run(struct dump *d)
     text_info(out, run);
     text_strings(out, "argv", run->argv, run->argc);
     text_strings(out, "env", run->env, run->env_count);
+    if (run->env_left_out)
+        fprintf(out, "  env: %" PRIu32 " more variables not recorded (PPW_RECORD_ENV=all records them)\n",
+                run->env_left_out);
     text_settings(out, run);
     text_modules(d);
     text_regions(d);
