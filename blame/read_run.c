@@ -822,12 +822,13 @@ void ppw_run_thread_loss(const struct ppw_run *run, const struct ppw_run_thread 
     if (!t->ended || run->metric.unit != PPW_UNIT_NS || period == 0)
         return;
     out->known = true;
-    out->cpu_ns = t->cpu_ns;
-    out->expected = t->cpu_ns / period;
+    out->cpu_ns = t->cpu_ns - t->armed_cpu_ns; /* the start-up before the arming: no sample's */
+    out->expected = out->cpu_ns / period;
     /* The weights add up to the CPU time from the sampler's arming to the
      * last sample; a signal that did not come makes its successor's weight
      * span several periods.  One period is the tail after the last sample. */
-    uint64_t unweighed = t->cpu_ns > t->weight_read ? (t->cpu_ns - t->weight_read) / period : 0;
+    uint64_t unweighed =
+        out->cpu_ns > t->weight_read ? (out->cpu_ns - t->weight_read) / period : 0;
     out->lost = unweighed + t->missed_periods;
     out->lost = out->lost > 1 ? out->lost - 1 : 0;
     if (out->lost > out->expected)

@@ -152,6 +152,7 @@ struct ppw_run_thread {
     uint32_t end_flags; /* enum ppw_thread_end_flag: AT_EXIT, still running at exit */
     uint64_t end_ns, cpu_ns, samples_recorded;
     uint64_t runqueue_ns; /* PPW_WAIT_UNKNOWN: not recorded (before 1.3, or no schedstat) */
+    uint64_t armed_cpu_ns; /* CPU time before the sampler was armed (1.4; 0 before) */
     struct ppw_run_file samples_file, events_file, profile_file;
     uint64_t dropped[PPW_DROP_REASONS]; /* from the samples file's header */
     uint64_t handler_ns;                /* ditto: time spent recording samples */

@@ -331,7 +331,15 @@ static int read_thread_end(struct loader *l, const struct rec *r)
     t->cpu_ns = F64(r->body, T, cpu_ns);
     t->samples_recorded = F64(r->body, T, samples);
     /* 1.3 added runqueue_ns */
-    t->runqueue_ns = r->body_size >= sizeof(T) ? F64(r->body, T, runqueue_ns) : PPW_WAIT_UNKNOWN;
+    t->runqueue_ns = r->body_size >= offsetof(T, armed_cpu_ns)
+                         ? F64(r->body, T, runqueue_ns)
+                         : PPW_WAIT_UNKNOWN;
+    /* 1.4 added armed_cpu_ns */
+    t->armed_cpu_ns = r->body_size >= sizeof(T) ? F64(r->body, T, armed_cpu_ns) : 0;
+    if (t->armed_cpu_ns > t->cpu_ns)
+        return CORRUPT(l, r->pos + 8 + offsetof(T, armed_cpu_ns),
+                       "THREAD_END: armed at %llu ns of CPU time, after its end at %llu",
+                       (unsigned long long)t->armed_cpu_ns, (unsigned long long)t->cpu_ns);
     t->ended = true;
     return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "blocking.h"
 #include "config.h"
+#include "descriptors.h"
 #include "log.h"
 #include "measure.h"
 #include "modules.h"
@@ -48,7 +49,7 @@ uint64_t ppw_now_ns(void)
 
 int ppw_output_dirfd(void)
 {
-    return output_dirfd;
+    return __atomic_load_n(&output_dirfd, __ATOMIC_ACQUIRE); /* descriptors.c may move it */
 }
 
 const uint8_t *ppw_build_id(uint32_t *size)
@@ -126,6 +127,7 @@ static int make_output_dir(int fork_child)
     if (fd < 0)
         return -errno;
     output_dirfd = fd;
+    ppw_fd_own(&output_dirfd, PPW_FD_OUTPUT_DIR);
     return 0;
 }
 
@@ -232,6 +234,7 @@ static int start_run(int fork_child);
 
 static void after_fork_child(void)
 {
+    ppw_fd_forget_all(); /* the child closes or abandons the parent's descriptors below */
     ppw_unwind_after_fork_child();
     ppw_measure_fork_child();
     ppw_runfile_abandon();
@@ -266,8 +269,7 @@ static int start_run(int fork_child)
         ppw_log_claim_loss();
         ppw_log("cannot create %s/run.ppw: %s; this run is not measured", output_path,
                 strerror(-rc));
-        close(output_dirfd);
-        output_dirfd = -1;
+        ppw_fd_close(&output_dirfd);
         return rc;
     }
     write_run_info(fork_child);
@@ -293,6 +295,7 @@ void ppw_lifecycle_ensure(void)
     int saved = errno;
     ppw_config_load();
     ppw_blocking_init();
+    ppw_descriptors_init();
     if (!ppw_config.disabled) {
         ppw_modules_early_init();
         if (start_run(0) == 0) {

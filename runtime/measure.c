@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "descriptors.h"
 #include "hash.h"
 #include "lifecycle.h"
 #include "ppw/run_format.h"
@@ -247,16 +248,19 @@ static int prof_open(struct ppw_measure_thread *m)
             err = EBADF;
         else if (p->fd < 0)
             err = errno;
-        else if ((err = -ppw_file_reserve(p->fd, 0, len)) == 0) {
-            void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
-            if (b == MAP_FAILED)
-                err = errno;
-            else
-                p->base = b;
+        else {
+            ppw_fd_own(&p->fd, PPW_FD_PROFILE); /* left unprotected when it cannot be */
+            if ((err = -ppw_file_reserve(p->fd, 0, len)) == 0) {
+                void *b = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
+                if (b == MAP_FAILED)
+                    err = errno;
+                else
+                    p->base = b;
+            }
         }
         if (err) {
             if (p->fd >= 0) {
-                close(p->fd);
+                ppw_fd_close(&p->fd);
                 unlinkat(dirfd, name, 0);
             }
             p->fd = -1;
@@ -325,8 +329,7 @@ static void prof_close(struct ppw_measure_thread *m, int keep_file)
     }
     if (p->base)
         munmap(p->base, p->len);
-    if (p->fd >= 0)
-        close(p->fd);
+    ppw_fd_close(&p->fd);
     *p = (struct profile){.state = PROF_NONE, .fd = -1};
 }
 

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "descriptors.h"
 #include "hash.h"
 #include "lifecycle.h"
 #include "log.h"
@@ -521,6 +522,7 @@ static int arm_perf(struct ppw_thread *t)
         return -err;
     }
     t->perf_fd = (int)fd;
+    ppw_fd_own(&t->perf_fd, PPW_FD_PERF);
     struct stat st;
     if (fstat(t->perf_fd, &st) == 0) {
         t->perf_dev = (uint64_t)st.st_dev;
@@ -585,6 +587,7 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
     ppw_unwind_warm_up();
     t->period = source == PPW_METRIC_PAPI_CYCLES ? base_period : next_period(t);
     t->last_cpu_ns = thread_cpu_ns();
+    t->armed_cpu_ns = t->last_cpu_ns;
     t->ready = 1;
     if (source == PPW_METRIC_PERF_TASK_CLOCK)
         rc = arm_perf(t);
@@ -665,8 +668,9 @@ static void disarm(struct ppw_thread *t)
     t->ready = 0;
     if (t->perf_fd >= 0 && perf_fd_is_ours(t)) {
         ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-        close(t->perf_fd);
+        ppw_fd_close(&t->perf_fd);
     }
+    ppw_fd_release(&t->perf_fd);
     t->perf_fd = -1;
     if (t->has_timer) {
         timer_delete(t->timer);

@@ -100,6 +100,14 @@ fail:
     return rc;
 }
 
+/* The run directory now: the output directory's descriptor may have moved
+ * to another number (descriptors.h: a dup2 onto its number). */
+PPW_SIGSAFE static int stream_dir(const struct ppw_stream *s)
+{
+    int now = ppw_output_dirfd();
+    return now >= 0 ? now : s->dirfd;
+}
+
 /* Makes [end, end + total) writable: reserves disk space up to it, a step
  * at a time (or just what is needed, when a step does not fit), and moves
  * the window to the page holding `end` when the record lies beyond it.
@@ -113,7 +121,7 @@ PPW_SIGSAFE static int make_room(struct ppw_stream *s, uint64_t total)
         return 0;
     /* openat is async-signal-safe; O_NOFOLLOW: never write through a
      * symlink planted in the output directory. */
-    int fd = openat(s->dirfd, s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(stream_dir(s), s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -errno;
     int rc = 0;
@@ -205,7 +213,7 @@ void ppw_stream_close(struct ppw_stream *s)
     s->header->flags |= PPW_FILE_CLOSED;
     /* Give back the preallocated tail; harmless if it fails, since readers
      * stop at committed. */
-    int fd = openat(s->dirfd, s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    int fd = openat(stream_dir(s), s->name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd >= 0) {
         if (ftruncate(fd, (off_t)s->end) != 0) {
         }

@@ -113,6 +113,7 @@ static void write_end(struct ppw_thread *t, uint32_t flags)
         .cpu_ns = cpu_ns_of(t->tid),
         .samples = t->nsamples,
         .runqueue_ns = runqueue_ns_of(t->tid),
+        .armed_cpu_ns = t->armed_cpu_ns,
     };
     ppw_runfile_append(PPW_RUN_THREAD_END, &rec, sizeof(rec), 0, NULL);
 }

@@ -45,6 +45,7 @@ struct ppw_thread {
     timer_t timer;
     uint64_t period;      /* period now armed, metric units */
     uint64_t last_cpu_ns; /* POSIX timer: CPU time at the previous sample */
+    uint64_t armed_cpu_ns; /* CPU time when the sampler was armed */
     uint64_t rng;         /* jitter state */
     uint64_t nsamples;
     struct ppw_stack_table *stacks;

@@ -223,7 +223,7 @@ static void write_run_file(struct run_file *f, const struct run_image *exe, cons
         rf_record(f, PPW_RUN_THREAD, &th, sizeof th, NULL, 0, NULL);
     }
     for (uint32_t t = NTHREADS; t-- > 0;) {
-        struct ppw_rec_thread_end e = {t, 0, end_ns, end_ns, nsamples[t], 0};
+        struct ppw_rec_thread_end e = {t, 0, end_ns, end_ns, nsamples[t], 0, 0};
         rf_record(f, PPW_RUN_THREAD_END, &e, sizeof e, NULL, 0, NULL);
     }
     struct ppw_rec_finish finish = {end_ns + 1, NTHREADS};

@@ -233,6 +233,9 @@ struct ppw_rec_thread_end {
      * delay: the machine busy with other threads or processes);
      * PPW_WAIT_UNKNOWN when the kernel does not say */
     uint64_t runqueue_ns;
+    /* 1.4: its CPU time when its sampler was armed: the start-up no sample
+     * can stand for (0 when it was never armed) */
+    uint64_t armed_cpu_ns;
 };
 #define PPW_WAIT_UNKNOWN UINT64_MAX
 
@@ -409,7 +412,7 @@ _Static_assert(sizeof(struct ppw_rec_stack) == 8, "stack record");
 _Static_assert(sizeof(struct ppw_rec_sample) == 24, "sample record");
 _Static_assert(sizeof(struct ppw_rec_spawn) == 24, "spawn record");
 _Static_assert(sizeof(struct ppw_rec_omp) == 24, "omp record");
-_Static_assert(sizeof(struct ppw_rec_thread_end) == 40, "thread end record");
+_Static_assert(sizeof(struct ppw_rec_thread_end) == 48, "thread end record");
 _Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
 _Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
 _Static_assert(sizeof(struct ppw_rec_mpi) == 48, "mpi record");

@@ -849,20 +849,23 @@ case_nonroot() {
 }
 
 # Lost samples (faults.c): a program that blocks, ignores or takes the
-# sampling signal, or closes the sampler's descriptor, after 0.1 s of its
-# 0.4 s of CPU time.  Each run's accounting (dump's per-thread `lost`)
-# must say so: the thread's lost samples are its CPU time over the period
-# less the samples it recorded, within 10%, flagged significant, with the
-# cause the runtime saw at the thread's end; `none` loses nothing
-# significant.  The derivation: about 0.3 s of CPU time after the fault,
-# 300 periods of 1 ms, no sample; the 0.1 s before it sampled as usual.
+# sampling signal, or closes or dup2s onto the sampler's descriptors,
+# after 0.1 s of its 0.4 s of CPU time.  The derivation: 0.3 s of CPU time
+# after the fault is 300 periods of 1 ms.
+# - Where the sampler survives the fault (close, dup: descriptors.c keeps
+#   ppw's descriptors out of the program's reach), nothing significant is
+#   lost (under 20 samples or 10%: the start-up before the arming).
+# - Where it does not yet (block, raw, ignore, handle: issue 18's signal
+#   move is not built), the run's accounting (dump's per-thread `lost`)
+#   must say so: lost = CPU time / period less the samples recorded,
+#   within 10%, flagged significant, with the cause the runtime saw at the
+#   thread's end.
 # The program's own output must not change, except in `handle`, where
-# ppw's timer still runs the program's handler: issue 18's signal move,
-# not yet built, is what will fix that (and these losses).
+# ppw's timer still runs the program's handler.
 case_lost() {
     build faults
     local mode cause
-    for mode in none block raw ignore handle close; do
+    for mode in none close dup block raw ignore handle; do
         ./faults.plain $mode >plain.out
         run_ppw l-$mode ./faults $mode
         [ "$(cat l-$mode.rc)" = 0 ] || { fail "$mode: status $(cat l-$mode.rc)"; continue; }
@@ -870,17 +873,16 @@ case_lost() {
             fail "$mode: the output changed: $(cat l-$mode.out)"
         dump l-$mode run || continue
         case $mode in
-        none) cause= ;;
+        none | close | dup) cause= ;;
         block | raw) cause=signal_blocked ;;
         ignore) cause=signal_ignored ;;
         handle) cause=signal_taken ;;
-        close) cause=timer_closed ;;
         esac
         jq -c '.threads[0] | {cpu_ns, samples_recorded, lost}' l-$mode.run.json |
             sed "s/^/  $mode: /"
         if [ -z "$cause" ]; then
-            check "$mode: nothing significant lost" '.threads[0].lost.significant == false' \
-                l-$mode.run.json
+            check "$mode: nothing significant lost" \
+                '.threads[0].lost | .significant == false and .causes == []' l-$mode.run.json
         else
             check "$mode: lost = CPU time / period - recorded, within 10%, for $cause" \
                 '.threads[0] | (.lost.expected - .lost.recorded) as $gap

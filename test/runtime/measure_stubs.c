@@ -1,6 +1,7 @@
 /* Test stand-ins for the libppw functions measure.c, regions.c and gasp.c
  * need: see measure_stubs.h. */
 #include "measure_stubs.h"
+#include "descriptors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +54,25 @@ void ppw_lifecycle_ensure(void)
     stub_ensure_calls++;
     if (stub_ensure_sets)
         stub_self = stub_ensure_sets;
+}
+
+int ppw_fd_own(int *slot, enum ppw_fd_owner owner)
+{
+    (void)slot;
+    (void)owner;
+    return 0;
+}
+
+void ppw_fd_release(int *slot)
+{
+    (void)slot;
+}
+
+void ppw_fd_close(int *slot)
+{
+    if (*slot >= 0)
+        close(*slot);
+    *slot = -1;
 }
 
 int ppw_output_dirfd(void)

@@ -296,8 +296,8 @@ static void build_run_file(struct sample_run *sr, unsigned flags)
     rf_record(f, PPW_RUN_NOTE, severity, sizeof severity, NULL, 0, note);
     if (flags & SAMPLE_RUN_CRASHED)
         return;
-    struct ppw_rec_thread_end e1 = {1, PPW_THREAD_END_AT_EXIT, 9000, 7000, 3, 500},
-                              e0 = {0, 0, 10000, 9000, 3, PPW_WAIT_UNKNOWN};
+    struct ppw_rec_thread_end e1 = {1, PPW_THREAD_END_AT_EXIT, 9000, 7000, 3, 500, 100},
+                              e0 = {0, 0, 10000, 9000, 3, PPW_WAIT_UNKNOWN, 0};
     rf_record(f, PPW_RUN_THREAD_END, &e1, sizeof e1, NULL, 0, NULL);
     rf_record(f, PPW_RUN_THREAD_END, &e0, sizeof e0, NULL, 0, NULL);
     struct ppw_rec_finish finish = {10000, 2};

@@ -121,8 +121,8 @@ static void build_run_file(struct run_file *f, unsigned variant)
     rf_record(f, PPW_RUN_THREAD, &t1, sizeof t1, NULL, 0, NULL);
     if (variant & CRASHED)
         return;
-    struct ppw_rec_thread_end e1 = {1, 0, 1500000, 500000, 2, 0},
-                              e0 = {0, 0, 2000000, 1500000, 3, 0};
+    struct ppw_rec_thread_end e1 = {1, 0, 1500000, 500000, 2, 0, 0},
+                              e0 = {0, 0, 2000000, 1500000, 3, 0, 0};
     rf_record(f, PPW_RUN_THREAD_END, &e1, sizeof e1, NULL, 0, NULL);
     rf_record(f, PPW_RUN_THREAD_END, &e0, sizeof e0, NULL, 0, NULL);
     struct ppw_rec_finish finish = {2001000, 2};

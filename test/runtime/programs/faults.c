@@ -1,11 +1,13 @@
 /* What a program may do to the sampler: after 0.1 s of CPU time it blocks
  * every signal, ignores the sampling signal, takes it with its own handler,
- * or closes every descriptor from 3 to 1023 (as daemons and some test
- * harnesses do), then works 0.3 s more.  `none` does nothing of the kind,
- * `raw` blocks every signal through the system call itself.  The output
- * is the same in every mode, with or without ppw.
+ * closes every descriptor from 3 to 1023 (as daemons and some test
+ * harnesses do), or dup2s /dev/null onto every number from 3 to 63, then
+ * works 0.3 s more.  `none` does nothing of the kind, `raw` blocks every
+ * signal through the system call itself.  The output is the same in every
+ * mode, with or without ppw.
  *
- *   faults MODE   (none, block, raw, ignore, handle, close) */
+ *   faults MODE   (none, block, raw, ignore, handle, close, dup) */
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -43,6 +45,11 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "close") == 0) {
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
+    } else if (strcmp(mode, "dup") == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        for (int fd = 3; fd < 64; fd++)
+            if (fd != null && dup2(null, fd) != fd)
+                printf("dup2 onto %d failed\n", fd);
     }
     x += spin_for(CLOCK_THREAD_CPUTIME_ID, 0.3);
     printf("%s: %s, own handler ran %s\n", mode, x > 0 ? "done" : "?",
