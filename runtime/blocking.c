@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sampler.h"
+#include "signals.h"
 #include "sigsafe.h"
 #include "thread.h"
 
@@ -77,7 +78,7 @@ PPW_SIGSAFE static int mask_sampling(sigset_t *old)
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, sig);
-    return pthread_sigmask(SIG_BLOCK, &set, old) == 0;
+    return ppw_signals_real_mask(SIG_BLOCK, &set, old) == 0;
 }
 
 PPW_SIGSAFE static void unmask(int masked, const sigset_t *old)
@@ -85,7 +86,7 @@ PPW_SIGSAFE static void unmask(int masked, const sigset_t *old)
     if (!masked)
         return;
     int saved = errno;
-    pthread_sigmask(SIG_SETMASK, old, NULL);
+    ppw_signals_real_mask(SIG_SETMASK, old, NULL);
     errno = saved;
 }
 

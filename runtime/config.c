@@ -150,10 +150,12 @@ static void get_signal(void)
         sig == SIGFPE || sig == SIGABRT || sig == SIGCHLD || sig == SIGINT || sig == SIGTERM ||
         sig == SIGPIPE)
         sig = -1;
-    if (sig < 0)
+    if (sig < 0) {
         bad("PPW_SIGNAL", v, expected);
-    else
+    } else {
         ppw_config.signal = sig;
+        ppw_config.signal_set = 1;
+    }
 }
 
 void ppw_config_load(void)

@@ -22,7 +22,8 @@ struct ppw_config {
     enum ppw_sampler_choice sampler; /* PPW_SAMPLER */
     uint64_t period;              /* PPW_PERIOD, in the metric's unit; 0: the metric's default */
     unsigned jitter_pct;          /* PPW_JITTER */
-    int signal;                   /* PPW_SIGNAL */
+    int signal;                   /* PPW_SIGNAL; the sampler may move it (signals.h) */
+    int signal_set;               /* PPW_SIGNAL was given: no search for a free signal */
     unsigned max_frames;          /* PPW_MAX_FRAMES */
     unsigned callpath_depth;      /* PPW_CALLPATH: flat 1, parent 2, full PPW_CALLPATH_MAX */
     uint64_t throttle_calls;      /* PPW_THROTTLE_CALLS; 0 disables throttling */

@@ -22,6 +22,7 @@
 #include "blocking.h"
 #include "config.h"
 #include "descriptors.h"
+#include "signals.h"
 #include "log.h"
 #include "measure.h"
 #include "modules.h"
@@ -296,6 +297,7 @@ void ppw_lifecycle_ensure(void)
     ppw_config_load();
     ppw_blocking_init();
     ppw_descriptors_init();
+    ppw_signals_init();
     if (!ppw_config.disabled) {
         ppw_modules_early_init();
         if (start_run(0) == 0) {

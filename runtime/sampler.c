@@ -35,6 +35,7 @@
 #include "modules.h"
 #include "ppw/run_format.h"
 #include "runfile.h"
+#include "signals.h"
 #include "thread.h"
 #include "unwind.h"
 
@@ -59,7 +60,6 @@ struct ppw_stack_table {
 static enum ppw_metric_source source;
 static uint64_t base_period;
 static int timer_cookie; /* its address marks our POSIX timer's signals */
-static struct sigaction previous;
 static int handler_installed;
 static uint64_t drops_without_thread; /* signals for threads with no state */
 
@@ -260,20 +260,10 @@ PPW_SIGSAFE static uint64_t cpu_weight(struct ppw_thread *t)
     return weight;
 }
 
-PPW_SIGSAFE static void forward(int sig, siginfo_t *info, void *uc)
-{
-    if (previous.sa_flags & SA_SIGINFO) {
-        if (previous.sa_sigaction)
-            previous.sa_sigaction(sig, info, uc);
-    } else if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
-               previous.sa_handler) {
-        previous.sa_handler(sig);
-    }
-}
-
 PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
 {
     int saved = errno;
+    ppw_signals_handler_enter();
     struct ppw_thread *t = ppw_thread_self();
     if (source == PPW_METRIC_PERF_TASK_CLOCK &&
         (info->si_code == POLL_HUP || info->si_code == POLL_IN)) {
@@ -294,8 +284,11 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
             record_sample(t, uc, cpu_weight(t));
         }
     } else {
-        forward(sig, info, uc);
+        ppw_signals_handler_leave(); /* the program's handler: its masks are its own */
+        ppw_signals_forward(sig, info, uc);
+        ppw_signals_handler_enter();
     }
+    ppw_signals_handler_leave();
     errno = saved;
 }
 
@@ -306,11 +299,13 @@ PPW_SIGSAFE static void on_papi_overflow(int eventset, void *address, long long 
     (void)address;
     (void)overflow_vector;
     int saved = errno;
+    ppw_signals_handler_enter();
     struct ppw_thread *t = ppw_thread_self();
     if (!t || !t->ready)
         drop(t, PPW_DROP_NOT_READY);
     else
         record_sample(t, context, t->period);
+    ppw_signals_handler_leave();
     errno = saved;
 }
 
@@ -479,6 +474,13 @@ int ppw_sampler_init(void)
                 "; POSIX CPU timers fire at most every scheduler tick (4 ms at HZ=250),"
                 " so samples are weighted by the CPU time that really passed",
                 sizeof(full) - strlen(full) - 1);
+    /* A real-time signal the program does not use yet (SIGRTMIN+4 first),
+     * unless PPW_SIGNAL names one. */
+    int free_sig = ppw_config.signal_set || source == PPW_METRIC_PAPI_CYCLES
+                       ? 0
+                       : ppw_signals_free_rt(SIGRTMIN + 4, 0);
+    if (free_sig)
+        ppw_config.signal = free_sig;
     write_metric(full);
 
     if (source != PPW_METRIC_PAPI_CYCLES) {
@@ -487,12 +489,14 @@ int ppw_sampler_init(void)
         sa.sa_sigaction = on_signal;
         sa.sa_flags = SA_SIGINFO | SA_RESTART;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(ppw_config.signal, &sa, &previous) != 0) {
+        struct sigaction before;
+        if (ppw_signals_real_sigaction(ppw_config.signal, &sa, &before) != 0) {
             ppw_runfile_note(1, "cannot install the sampling signal handler: %s", strerror(errno));
             source = PPW_METRIC_NONE;
             return -errno;
         }
-        handler_installed = 1;
+        ppw_signals_took(ppw_config.signal, &before);
+        __atomic_store_n(&handler_installed, 1, __ATOMIC_RELEASE);
     }
     return 0;
 }
@@ -648,11 +652,11 @@ uint32_t ppw_sampler_thread_faults(struct ppw_thread *t, int on_thread)
     uint32_t faults = 0;
     int sig = ppw_config.signal;
     sigset_t mask;
-    if (on_thread ? pthread_sigmask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, sig) == 1
+    if (on_thread ? ppw_signals_real_mask(SIG_BLOCK, NULL, &mask) == 0 && sigismember(&mask, sig) == 1
                   : blocked_in_task(t->tid, sig))
         faults |= PPW_THREAD_END_SIGNAL_BLOCKED;
     struct sigaction now;
-    if (sigaction(sig, NULL, &now) == 0) {
+    if (ppw_signals_real_sigaction(sig, NULL, &now) == 0) {
         if (!(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_IGN)
             faults |= PPW_THREAD_END_SIGNAL_IGNORED;
         else if (!(now.sa_flags & SA_SIGINFO) || now.sa_sigaction != on_signal)
@@ -740,7 +744,64 @@ double ppw_sampler_calibrate_ns(void)
 
 int ppw_sampler_signal(void)
 {
-    return handler_installed ? ppw_config.signal : 0;
+    return __atomic_load_n(&handler_installed, __ATOMIC_ACQUIRE)
+               ? __atomic_load_n(&ppw_config.signal, __ATOMIC_ACQUIRE)
+               : 0;
+}
+
+/* Points t's timer at signal *arg: a perf event through F_SETSIG, a POSIX
+ * timer by a new timer on the thread's CPU clock, armed as the old one was. */
+static void retarget(struct ppw_thread *t, void *arg)
+{
+    int sig = *(int *)arg;
+    if (t->perf_fd >= 0)
+        fcntl(t->perf_fd, F_SETSIG, sig);
+    if (t->has_timer) {
+        struct sigevent sev;
+        memset(&sev, 0, sizeof(sev));
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = sig;
+        sev.sigev_value.sival_ptr = &timer_cookie;
+        sev._sigev_un._tid = (pid_t)t->tid;
+        clockid_t clock = (clockid_t)((~(unsigned)t->tid << 3) | 6u); /* its CPU clock */
+        timer_t fresh;
+        struct itimerspec left;
+        if (timer_gettime(t->timer, &left) == 0 && timer_create(clock, &sev, &fresh) == 0) {
+            timer_settime(fresh, 0, &left, NULL);
+            timer_delete(t->timer);
+            t->timer = fresh;
+        }
+    }
+}
+
+int ppw_sampler_move_signal(void)
+{
+    int old = ppw_sampler_signal();
+    if (!old || source == PPW_METRIC_PAPI_CYCLES)
+        return -1;
+    int sig = ppw_signals_free_rt(old + 1, old);
+    if (!sig)
+        return -1;
+    struct sigaction sa, before;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (ppw_signals_real_sigaction(sig, &sa, &before) != 0)
+        return -1;
+    /* Threads armed from now on take the new signal; those armed before
+     * are moved.  Until the program's handler replaces it, the old signal
+     * still reaches on_signal. */
+    __atomic_store_n(&ppw_config.signal, sig, __ATOMIC_RELEASE);
+    if (ppw_thread_each(retarget, &sig) != 0) {
+        __atomic_store_n(&ppw_config.signal, old, __ATOMIC_RELEASE);
+        ppw_signals_real_sigaction(sig, &before, NULL);
+        return -1;
+    }
+    ppw_signals_took(sig, &before);
+    ppw_runfile_note(0, "the program took signal %d, the sampling signal; sampling moved to %d",
+                     old, sig);
+    return 0;
 }
 
 void ppw_sampler_thread_pause(struct ppw_thread *t)

@@ -44,6 +44,12 @@ double ppw_sampler_calibrate_ns(void);
 /* The sampling signal when ppw's handler is installed for it, else 0
  * (blocking.c masks it around calls it must not interrupt). */
 PPW_SIGSAFE int ppw_sampler_signal(void);
+
+/* Moves sampling to another free real-time signal (the program is taking
+ * the current one): installs the handler there and redirects every
+ * thread's timer.  0, or -1 when no signal is free or the threads cannot
+ * be reached now (the current signal is then kept). */
+int ppw_sampler_move_signal(void);
 /* Stops and restarts the calling thread's signal source, around execve:
  * a signal raised during the call would be pending in the new program. */
 void ppw_sampler_thread_pause(struct ppw_thread *t);

@@ -19,6 +19,7 @@
 #include "modules.h"
 #include "runfile.h"
 #include "sampler.h"
+#include "signals.h"
 #include "thread.h"
 #include "unwind.h"
 
@@ -269,12 +270,14 @@ struct start {
     void *arg;
     uint32_t parent;
     uint32_t tag;
+    int program_blocked; /* the creator's program blocked the sampling signal */
 };
 
 static void *trampoline(void *p)
 {
     struct start start = *(struct start *)p;
     free(p);
+    ppw_signals_set_program_blocked(start.program_blocked); /* a new thread inherits the mask */
     if (ppw_thread_begin(start.parent, start.tag, (uint64_t)(uintptr_t)start.routine))
         pthread_setspecific(end_key, (void *)1);
     return start.routine(start.arg);
@@ -302,6 +305,7 @@ PPW_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     start->arg = arg;
     start->parent = t ? t->index : UINT32_MAX;
     start->tag = t ? ppw_spawn_context(t, PPW_SPAWN_PTHREAD, 0) : 0;
+    start->program_blocked = ppw_signals_program_blocked();
     errno = saved;
     int rc = real_pthread_create(thread, attr, trampoline, start);
     if (rc != 0)

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -228,6 +229,19 @@ void ppw_thread_after_fork_child(void)
     t->next = NULL;
     registry = t;
     start_subsystems(t);
+}
+
+int ppw_thread_each(void (*fn)(struct ppw_thread *t, void *arg), void *arg)
+{
+    int locked = 0;
+    for (int i = 0; i < 1000 && !(locked = pthread_mutex_trylock(&registry_lock) == 0); i++)
+        sched_yield();
+    if (!locked)
+        return -1;
+    for (struct ppw_thread *t = registry; t; t = t->next)
+        fn(t, arg);
+    pthread_mutex_unlock(&registry_lock);
+    return 0;
 }
 
 void ppw_thread_registry_lock(void)

@@ -85,6 +85,10 @@ void ppw_thread_end_others(void);
 /* fork() child: forget every inherited thread, keep the caller's state
  * object but drop its inherited files; then re-begin it as thread 0. */
 void ppw_thread_after_fork_child(void);
+/* Calls fn on every live thread's state, under the registry lock, which
+ * is only tried (the caller may be a signal handler that interrupted its
+ * holder): 0, or -1 when it could not be taken. */
+int ppw_thread_each(void (*fn)(struct ppw_thread *t, void *arg), void *arg);
 void ppw_thread_registry_lock(void);
 void ppw_thread_registry_unlock(void);
 

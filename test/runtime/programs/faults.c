@@ -42,6 +42,7 @@ int main(int argc, char **argv)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = own_handler;
         sigaction(sig, &sa, NULL);
+        raise(sig); /* once: the handler must run exactly once */
     } else if (strcmp(mode, "close") == 0) {
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
@@ -52,7 +53,15 @@ int main(int argc, char **argv)
                 printf("dup2 onto %d failed\n", fd);
     }
     x += spin_for(CLOCK_THREAD_CPUTIME_ID, 0.3);
-    printf("%s: %s, own handler ran %s\n", mode, x > 0 ? "done" : "?",
-           handled ? "because of someone else" : "never");
+    /* What the program reads back must be what it set, ppw or not. */
+    sigset_t now;
+    sigprocmask(SIG_BLOCK, NULL, &now);
+    struct sigaction disp;
+    sigaction(sig, NULL, &disp);
+    printf("%s: %s; handler ran %d time(s); signal %s; disposition %s\n", mode,
+           x > 0 ? "done" : "?", (int)handled, sigismember(&now, sig) ? "blocked" : "unblocked",
+           disp.sa_handler == SIG_DFL   ? "default"
+           : disp.sa_handler == SIG_IGN ? "ignored"
+                                        : "the program's handler");
     return 0;
 }

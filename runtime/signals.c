@@ -1,0 +1,219 @@
+/* The sampling signal kept out of the program's way (see signals.h). */
+#include "signals.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sampler.h"
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef int (*mask_fn)(int, const sigset_t *, sigset_t *);
+typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
+
+static sigaction_fn real_sigaction;
+static mask_fn real_pthread_sigmask, real_sigprocmask;
+static signal_fn real_signal;
+
+/* What the program would read for the sampling signal: the disposition
+ * before ppw took it.  Guarded by `lock`. */
+static struct sigaction shadow;
+static int shadow_sig;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The program asked to block the sampling signal in this thread. */
+static PPW_TLS int program_blocked;
+
+/* Inside ppw's own signal handler (libunwind blocks and restores masks
+ * there, with the sampling signal blocked by the kernel for the handler's
+ * duration): masks pass through untouched. */
+static PPW_TLS int in_handler;
+
+PPW_SIGSAFE void ppw_signals_handler_enter(void)
+{
+    in_handler++;
+}
+
+PPW_SIGSAFE void ppw_signals_handler_leave(void)
+{
+    in_handler--;
+}
+
+void ppw_signals_init(void)
+{
+    real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+    real_pthread_sigmask = (mask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+    real_sigprocmask = (mask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+    real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+}
+
+int ppw_signals_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (!real_sigaction)
+        ppw_signals_init();
+    return real_sigaction(sig, act, old);
+}
+
+PPW_SIGSAFE int ppw_signals_real_mask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (real_pthread_sigmask)
+        return real_pthread_sigmask(how, set, old);
+    /* before start-up: the system call itself (8 bytes: the kernel's set) */
+    return syscall(SYS_rt_sigprocmask, how, set, old, 8) == 0 ? 0 : errno;
+}
+
+int ppw_signals_free_rt(int first, int avoid)
+{
+    int n = SIGRTMAX - SIGRTMIN + 1;
+    for (int i = 0; i < n; i++) {
+        int sig = SIGRTMIN + (first - SIGRTMIN + i + n) % n;
+        struct sigaction now;
+        if (sig != avoid && ppw_signals_real_sigaction(sig, NULL, &now) == 0 &&
+            !(now.sa_flags & SA_SIGINFO) && now.sa_handler == SIG_DFL)
+            return sig;
+    }
+    return 0;
+}
+
+void ppw_signals_took(int sig, const struct sigaction *before)
+{
+    pthread_mutex_lock(&lock);
+    shadow = *before;
+    shadow_sig = sig;
+    pthread_mutex_unlock(&lock);
+}
+
+int ppw_signals_program_blocked(void)
+{
+    return program_blocked;
+}
+
+void ppw_signals_set_program_blocked(int blocked)
+{
+    program_blocked = blocked;
+}
+
+/* ---- the interposers ---- */
+
+PPW_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    int sampling = ppw_sampler_signal();
+    if (!sampling || sig != sampling)
+        return ppw_signals_real_sigaction(sig, act, old);
+    int saved = errno;
+    pthread_mutex_lock(&lock);
+    struct sigaction was = shadow;
+    pthread_mutex_unlock(&lock);
+    int rc = 0;
+    /* The program takes the signal: the sampler goes elsewhere first, so
+     * that none of its signals reaches the program's handler.  With no
+     * signal free, the sampler keeps it and forwards the program's own
+     * (ppw_signals_forward). */
+    if (act && ppw_sampler_move_signal() == 0) {
+        rc = ppw_signals_real_sigaction(sig, act, NULL);
+    } else if (act) {
+        pthread_mutex_lock(&lock);
+        shadow = *act;
+        pthread_mutex_unlock(&lock);
+    }
+    if (rc == 0 && old)
+        *old = was;
+    if (rc == 0)
+        errno = saved;
+    return rc;
+}
+
+PPW_SIGSAFE void ppw_signals_forward(int sig, siginfo_t *info, void *uc)
+{
+    struct sigaction to = shadow; /* a torn read at worst skips one signal */
+    if (to.sa_flags & SA_SIGINFO) {
+        if (to.sa_sigaction)
+            to.sa_sigaction(sig, info, uc);
+    } else if (to.sa_handler != SIG_DFL && to.sa_handler != SIG_IGN && to.sa_handler) {
+        to.sa_handler(sig);
+    }
+}
+
+/* signal(2) with glibc's BSD semantics, through the interposed sigaction. */
+PPW_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+{
+    int sampling = ppw_sampler_signal();
+    if (!sampling || sig != sampling) {
+        if (!real_signal)
+            ppw_signals_init();
+        return real_signal(sig, handler);
+    }
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART;
+    sigemptyset(&act.sa_mask);
+    sigaddset(&act.sa_mask, sig);
+    if (sigaction(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+/* The mask the kernel gets: the program's, without the sampling signal;
+ * the program's wish kept in program_blocked. */
+PPW_SIGSAFE static const sigset_t *kernel_mask(int how, const sigset_t *set, sigset_t *copy,
+                                               int sampling)
+{
+    if (!set || !sampling)
+        return set;
+    int member = sigismember(set, sampling) == 1;
+    if (how == SIG_UNBLOCK) {
+        if (member)
+            program_blocked = 0;
+        return set;
+    }
+    if (how == SIG_SETMASK)
+        program_blocked = member;
+    else if (how == SIG_BLOCK && member)
+        program_blocked = 1;
+    if (!member)
+        return set;
+    *copy = *set;
+    sigdelset(copy, sampling);
+    return copy;
+}
+
+/* The mask the program reads back: the sampling signal blocked where it
+ * asked for that (and where the kernel has it blocked all the same: a raw
+ * system call of the program's). */
+PPW_SIGSAFE static void program_view(sigset_t *old, int blocked_before, int sampling)
+{
+    if (old && sampling && blocked_before)
+        sigaddset(old, sampling);
+}
+
+PPW_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    if (in_handler)
+        return ppw_signals_real_mask(how, set, old);
+    int sampling = ppw_sampler_signal(), before = program_blocked;
+    sigset_t copy;
+    int rc = ppw_signals_real_mask(how, kernel_mask(how, set, &copy, sampling), old);
+    if (rc == 0)
+        program_view(old, before, sampling);
+    else
+        program_blocked = before;
+    return rc;
+}
+
+PPW_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    int sampling = in_handler ? 0 : ppw_sampler_signal(), before = program_blocked;
+    sigset_t copy;
+    const sigset_t *k = kernel_mask(how, set, &copy, sampling);
+    int rc = real_sigprocmask ? real_sigprocmask(how, k, old)
+                              : (syscall(SYS_rt_sigprocmask, how, k, old, 8) == 0 ? 0 : -1);
+    if (rc == 0)
+        program_view(old, before, sampling);
+    else
+        program_blocked = before;
+    return rc;
+}
