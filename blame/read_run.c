@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "read_run.h"
+#include "ppw/crc32c.h"
 #include "read_run_int.h"
 
 #include <dirent.h>
@@ -119,6 +120,7 @@ static int read_header(struct loader *l, struct rfile *f, const unsigned char *h
         f->dropped[i] = get_u64(hdr + offsetof(H, dropped) + 8 * (size_t)i);
     f->slot_size = F64(hdr, H, slot_size);
     f->handler_ns = F64(hdr, H, handler_ns);
+    f->reserved = F64(hdr, H, reserved);
     if (kind != f->kind)
         return CORRUPT(l, offsetof(H, kind), "file kind %u, but a %s file has kind %u", kind,
                        file_kind_name(f->kind), f->kind);
@@ -190,6 +192,67 @@ static int map_file(struct loader *l, struct rfile *f, int fd)
     return 0;
 }
 
+/* A sealed profile file's slots must give the CRC32C its header holds. */
+static int check_seal(struct loader *l, struct rfile *f)
+{
+    f->info.unchecked = f->end - f->header_size;
+    if (!(f->info.flags & PPW_FILE_SEALED))
+        return 0;
+    uint32_t want = (uint32_t)f->reserved,
+             got = ppw_crc32c(0, f->map + f->header_size, f->end - f->header_size);
+    if (got != want || f->reserved >> 32)
+        return CORRUPT(l, f->header_size,
+                       "checksum mismatch: the slots give CRC32C %08x, the sealed header says "
+                       "%08llx (the file changed after ppw wrote it)",
+                       got, (unsigned long long)f->reserved);
+    f->info.checksums = 1;
+    f->info.unchecked = 0;
+    return 0;
+}
+
+/* CHECKSUM records (1.5): each covers the bytes since the previous one (or
+ * the header).  A writer that says so (PPW_FILE_CHECKSUMMED) adds one as
+ * soon as a block reaches PPW_CHECKSUM_BLOCK bytes, so that no more than a
+ * block and one record go unchecked (the tail of a crash, or of a full
+ * disk).  A file before 1.5 has none. */
+static int check_checksums(struct loader *l, struct rfile *f)
+{
+    size_t pos = f->header_size, from = f->header_size;
+    bool sealing = f->info.flags & PPW_FILE_CHECKSUMMED;
+    while (pos < f->end) {
+        struct rec r;
+        int rc = ppw_run_next_record(l, f, &pos, &r);
+        if (rc)
+            return rc;
+        if (r.kind != PPW_REC_CHECKSUM) {
+            if (sealing && r.pos - from >= PPW_CHECKSUM_BLOCK)
+                return CORRUPT(l, r.pos,
+                               "%zu bytes of records since byte %zu without a CHECKSUM record "
+                               "(one follows every %d)",
+                               r.pos - from, from, PPW_CHECKSUM_BLOCK);
+            continue;
+        }
+        if (r.body_size < sizeof(struct ppw_rec_checksum))
+            return CORRUPT(l, r.pos, "a CHECKSUM record of %zu bytes", r.body_size);
+        uint32_t want = get_u32(r.body + offsetof(struct ppw_rec_checksum, crc32c));
+        uint64_t claimed = get_u64(r.body + offsetof(struct ppw_rec_checksum, from));
+        if (claimed != from)
+            return CORRUPT(l, r.pos + 8 + offsetof(struct ppw_rec_checksum, from),
+                           "CHECKSUM record covers from byte %llu, but its block starts at %zu",
+                           (unsigned long long)claimed, from);
+        uint32_t got = ppw_crc32c(0, f->map + from, r.pos - from);
+        if (got != want)
+            return CORRUPT(l, from,
+                           "checksum mismatch in bytes %zu to %zu: CRC32C %08x, the CHECKSUM "
+                           "record at byte %zu says %08x (the file changed after ppw wrote it)",
+                           from, r.pos, got, r.pos, want);
+        f->info.checksums++;
+        from = pos;
+    }
+    f->info.unchecked = f->end - from;
+    return 0;
+}
+
 int ppw_run_open_file(struct loader *l, struct rfile *f, const char *name, uint32_t kind,
                       uint32_t thread)
 {
@@ -243,6 +306,8 @@ int ppw_run_open_file(struct loader *l, struct rfile *f, const char *name, uint3
     if (!rc)
         rc = map_file(l, f, fd);
     close(fd);
+    if (!rc)
+        rc = kind == PPW_FILE_PROFILE ? check_seal(l, f) : check_checksums(l, f);
     return rc;
 }
 

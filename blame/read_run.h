@@ -23,6 +23,9 @@ struct ppw_run_file {
     uint32_t flags;     /* enum ppw_file_flag: PPW_FILE_CLOSED when the writer finished it */
     uint64_t size;      /* bytes on disk */
     uint64_t committed; /* bytes of records (or slots) after the header */
+    uint64_t checksums; /* CHECKSUM records verified (1.5), or 1 for a sealed profile */
+    uint64_t unchecked; /* bytes of records no checksum covers (a crash's tail; all of a file
+                           written before 1.5) */
     bool unwritten;     /* a per-thread file with no header yet (0 bytes, or a header of
                            zeros): the process ended while the thread was starting, so
                            nothing of it was recorded; its content counts as lost */

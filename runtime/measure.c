@@ -16,6 +16,7 @@
 #include "descriptors.h"
 #include "hash.h"
 #include "lifecycle.h"
+#include "ppw/crc32c.h"
 #include "ppw/run_format.h"
 #include "regions.h"
 #include "runfile.h"
@@ -322,7 +323,10 @@ static void prof_close(struct ppw_measure_thread *m, int keep_file)
     struct profile *p = &m->prof;
     if (p->base && keep_file && p->fd >= 0) {
         struct ppw_file_header *h = (struct ppw_file_header *)p->base;
-        __atomic_or_fetch(&h->flags, PPW_FILE_CLOSED, __ATOMIC_RELEASE);
+        /* Sealed: a checksum of the slots, now that they no longer change. */
+        h->reserved = ppw_crc32c(0, (const uint8_t *)p->base + PPW_RUN_HEADER_SIZE,
+                                 (size_t)p->nslots * PPW_PROFILE_SLOT_SIZE);
+        __atomic_or_fetch(&h->flags, PPW_FILE_CLOSED | PPW_FILE_SEALED, __ATOMIC_RELEASE);
         if (ftruncate(p->fd, (off_t)prof_len(p->nslots)) < 0) {
             /* the preallocated tail stays; committed still bounds the data */
         }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "lifecycle.h"
+#include "ppw/crc32c.h"
 #include "log.h"
 
 #define PAGE 4096u
@@ -85,11 +86,14 @@ int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t 
     }
     close(fd); /* the mappings keep the file; make_room() reopens it by name */
     ppw_file_header_init(s->header, kind, thread);
+    s->header->flags |= PPW_FILE_CHECKSUMMED;
     s->is_open = 1;
     s->dirfd = dirfd;
     strcpy(s->name, name);
     s->window_off = 0;
     s->end = PPW_RUN_HEADER_SIZE;
+    s->sum_from = PPW_RUN_HEADER_SIZE;
+    s->crc = 0;
     s->reserved_end = first;
     return 0;
 fail:
@@ -188,12 +192,40 @@ void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size
     return at + sizeof(*frame);
 }
 
+/* Publishes the reserved record: `committed` moves past it. */
+PPW_SIGSAFE static void publish(struct ppw_stream *s)
+{
+    s->end = s->pending;
+    __atomic_store_n(&s->header->committed, s->end - PPW_RUN_HEADER_SIZE, __ATOMIC_RELEASE);
+}
+
+/* Appends a CHECKSUM record over [sum_from, end) and starts the next block.
+ * A file that cannot grow keeps its last block unchecked. */
+PPW_SIGSAFE static void seal_block(struct ppw_stream *s)
+{
+    uint32_t crc = s->crc;
+    uint64_t from = s->sum_from;
+    struct ppw_rec_checksum *c = ppw_stream_reserve(s, PPW_REC_CHECKSUM, sizeof(*c));
+    if (!c)
+        return;
+    c->crc32c = crc;
+    c->reserved = 0;
+    c->from = from;
+    publish(s);
+    s->sum_from = s->end;
+    s->crc = 0;
+}
+
 void ppw_stream_commit(struct ppw_stream *s)
 {
     if (!s->is_open || s->pending <= s->end)
         return;
-    s->end = s->pending;
-    __atomic_store_n(&s->header->committed, s->end - PPW_RUN_HEADER_SIZE, __ATOMIC_RELEASE);
+    /* The record is in the window now (reserve put it there); a later
+     * block's checksum could not read it back once the window moved. */
+    s->crc = ppw_crc32c(s->crc, s->window + (s->end - s->window_off), s->pending - s->end);
+    publish(s);
+    if (s->end - s->sum_from >= PPW_CHECKSUM_BLOCK)
+        seal_block(s);
 }
 
 int ppw_stream_append(struct ppw_stream *s, uint32_t kind, const void *body, uint32_t body_size)
@@ -210,6 +242,8 @@ void ppw_stream_close(struct ppw_stream *s)
 {
     if (!s->is_open)
         return;
+    if (s->end > s->sum_from)
+        seal_block(s);
     s->header->flags |= PPW_FILE_CLOSED;
     /* Give back the preallocated tail; harmless if it fails, since readers
      * stop at committed. */

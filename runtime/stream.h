@@ -27,6 +27,8 @@ struct ppw_stream {
     uint64_t pending;               /* end of the record reserved, not yet committed */
     uint64_t reserved_end;          /* file space allocated so far */
     int failed;                     /* could not grow: further appends are dropped */
+    uint32_t crc;                   /* CRC32C of the records in [sum_from, end) */
+    uint64_t sum_from;              /* where the bytes the next CHECKSUM covers start */
 };
 
 /* Creates dirfd/name with a common header (kind, thread index, build-id).

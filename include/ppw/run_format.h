@@ -30,8 +30,9 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 4 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
-                           1.3: PPW_EVT_OMP; 1.4: THREAD_END sampling faults, ENV left_out */
+#define PPW_RUN_MINOR 5 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
+                           1.3: PPW_EVT_OMP; 1.4: THREAD_END sampling faults, ENV left_out;
+                           1.5: CHECKSUM records, sealed profile files */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -44,6 +45,10 @@ enum ppw_file_kind {
 
 enum ppw_file_flag {
     PPW_FILE_CLOSED = 1u << 0, /* the writer finished it; absent after a crash */
+    PPW_FILE_SEALED = 1u << 1, /* 1.5, profile files: `reserved` holds the CRC32C
+                                  (ppw/crc32c.h) of the committed slots, written at close */
+    PPW_FILE_CHECKSUMMED = 1u << 2, /* 1.5, record files: a CHECKSUM record follows every
+                                       PPW_CHECKSUM_BLOCK bytes of records */
 };
 
 /* Why samples were not recorded; counters in the samples file header. */
@@ -108,7 +113,22 @@ enum ppw_run_record {
     PPW_EVT_SPAWN = 48,   /* struct ppw_rec_spawn + u64 frames[nframes] */
     PPW_EVT_TRACE = 49,   /* struct ppw_rec_trace + u64 args[nargs] [+ string] */
     PPW_EVT_OMP = 50,     /* (1.3) struct ppw_rec_omp, trace mode only */
+    /* any record file */
+    PPW_REC_CHECKSUM = 64, /* (1.5) struct ppw_rec_checksum */
 };
+
+/* A checksum of the bytes from file offset `from` up to this record's
+ * frame (1.5).  The writer adds one once PPW_CHECKSUM_BLOCK bytes of
+ * records follow the previous one (or the header), and one at close for
+ * the rest; each `from` is where the previous CHECKSUM record ends (the
+ * header's end for the first).  Bytes after the last one are unchecked:
+ * a crash's tail. */
+struct ppw_rec_checksum {
+    uint32_t crc32c; /* ppw/crc32c.h */
+    uint32_t reserved;
+    uint64_t from;
+};
+#define PPW_CHECKSUM_BLOCK 16384
 
 /* How the clock, metric and mode were chosen. */
 enum ppw_metric_source {
@@ -416,5 +436,6 @@ _Static_assert(sizeof(struct ppw_rec_thread_end) == 48, "thread end record");
 _Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
 _Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
 _Static_assert(sizeof(struct ppw_rec_mpi) == 48, "mpi record");
+_Static_assert(sizeof(struct ppw_rec_checksum) == 16, "checksum record");
 
 #endif

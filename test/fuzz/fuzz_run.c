@@ -14,8 +14,11 @@
  * header naming its run (magic, kind, pid, thread, build-id) and its
  * committed size right, so unless bit 7 is set those header fields are
  * copied from the original file and committed is set to the bytes after
- * the header: the records get fuzzed.  With bit 7 set, the bytes are
- * written as they are.
+ * the header, and the checksums (run format 1.5: CHECKSUM records, a
+ * sealed profile) are made right for the mutated bytes (run_file_reseal):
+ * the records get fuzzed, not only the checksum check.  With bit 7 set,
+ * the bytes are written as they are, and a mutation inside a checksummed
+ * block must be caught by its checksum.
  *
  * With PPW_FUZZ_SEEDS=DIR set, LLVMFuzzerInitialize writes the seed corpus
  * into DIR (every file of every base, unchanged, behind its selector byte)
@@ -230,8 +233,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!file)
         return 0;
     memcpy(file, data + 1, len);
-    if (!(data[0] & 0x80))
+    if (!(data[0] & 0x80)) {
         keep_header(file, len, &target->original);
+        run_file_reseal(file, len);
+    }
     int rc = fuzz_write_file(path, file, len, "", 0);
     free(file);
     if (rc)

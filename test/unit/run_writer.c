@@ -1,5 +1,6 @@
 #define _GNU_SOURCE /* dl_iterate_phdr, dladdr */
 #include "run_writer.h"
+#include "ppw/crc32c.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -74,17 +75,63 @@ void rf_finish(struct run_file *f)
     rf_header(f)->committed = f->b.len - PPW_RUN_HEADER_SIZE;
 }
 
+void rf_checksum(struct run_file *f)
+{
+    struct ppw_rec_checksum c = {0, 0, 0};
+    rf_record(f, PPW_REC_CHECKSUM, &c, sizeof c, NULL, 0, NULL);
+}
+
+void run_file_reseal(unsigned char *data, size_t len)
+{
+    struct ppw_file_header h;
+    if (len < sizeof h)
+        return;
+    memcpy(&h, data, sizeof h);
+    if (h.header_size < PPW_RUN_HEADER_SIZE || h.header_size > len ||
+        h.committed > len - h.header_size)
+        return;
+    size_t end = h.header_size + (size_t)h.committed;
+    if (h.kind == PPW_FILE_PROFILE) {
+        if (h.flags & PPW_FILE_SEALED) {
+            uint64_t crc = ppw_crc32c(0, data + h.header_size, end - h.header_size);
+            memcpy(data + offsetof(struct ppw_file_header, reserved), &crc, 8);
+        }
+        return;
+    }
+    size_t pos = h.header_size, from = h.header_size;
+    while (pos + 8 <= end) {
+        uint32_t kind, size;
+        memcpy(&kind, data + pos, 4);
+        memcpy(&size, data + pos + 4, 4);
+        if (size < 8 || size % 8 || size > end - pos)
+            return;
+        if (kind == PPW_REC_CHECKSUM && size >= 8 + sizeof(struct ppw_rec_checksum)) {
+            struct ppw_rec_checksum c = {ppw_crc32c(0, data + from, pos - from), 0, from};
+            memcpy(data + pos + 8, &c, sizeof c);
+            from = pos + size;
+        }
+        pos += size;
+    }
+}
+
 int rf_write(const struct run_file *f, const char *dir, const char *name)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *out = fopen(path, "wb");
-    if (!out || fwrite(f->b.data, 1, f->b.len, out) != f->b.len) {
+    unsigned char *copy = malloc(f->b.len ? f->b.len : 1);
+    FILE *out = copy ? fopen(path, "wb") : NULL;
+    if (copy) {
+        memcpy(copy, f->b.data, f->b.len);
+        run_file_reseal(copy, f->b.len);
+    }
+    if (!out || fwrite(copy, 1, f->b.len, out) != f->b.len) {
         fprintf(stderr, "rf_write %s: %s\n", path, strerror(errno));
         if (out)
             fclose(out);
+        free(copy);
         return -1;
     }
+    free(copy);
     return fclose(out) == 0 ? 0 : -1;
 }
 

@@ -40,7 +40,19 @@ size_t rf_slot(struct run_file *f, const void *slot, size_t size);
 /* Sets committed to all the bytes after the header. */
 void rf_finish(struct run_file *f);
 
-/* Writes dir/name; returns 0 or -1 with a message on stderr. */
+/* Appends a CHECKSUM record (run format 1.5); its values are filled in
+ * when the file is written (run_file_reseal). */
+void rf_checksum(struct run_file *f);
+
+/* Makes a file's checksums right for its bytes, as libppw would have
+ * written them: every CHECKSUM record covers the bytes since the previous
+ * one, and a profile file with PPW_FILE_SEALED has its slots' CRC32C in
+ * the header.  Frames are followed while they stay inside the committed
+ * bytes; nothing else changes. */
+void run_file_reseal(unsigned char *data, size_t len);
+
+/* Writes dir/name, resealed (run_file_reseal); returns 0 or -1 with a
+ * message on stderr. */
 int rf_write(const struct run_file *f, const char *dir, const char *name);
 
 /* The module holding addr in this process: path, bias, range, build-id. */

@@ -30,7 +30,7 @@ one_error_line() {
 expect_status 0 "$PPW_BLAME" dump ppw-prog-4242 --format json
 check top 'keys_unsorted == ["dir", "format", "build_id", "pid", "finished", "run", "threads",
                              "spawns", "samples", "trace", "omp"]
-           and .dir == "ppw-prog-4242" and .format == "1.4" and .pid == 4242 and .finished
+           and .dir == "ppw-prog-4242" and .format == "1.5" and .pid == 4242 and .finished
            and (.build_id | length) == 40'
 check run '.run | keys_unsorted == ["info", "argv", "env", "env_left_out", "metric", "config", "calibration", "mpi",
                                      "finish", "modules", "regions", "notes"]

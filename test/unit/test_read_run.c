@@ -710,6 +710,85 @@ static void test_fifo(void)
     sample_run_free(&sr);
 }
 
+/* Flips bit 0 of the byte at offset in the written file name. */
+static void flip_on_disk(const char *name, size_t offset)
+{
+    FILE *f = fopen(file_path(name), "r+b");
+    int c = f && fseek(f, (long)offset, SEEK_SET) == 0 ? fgetc(f) : EOF;
+    if (c == EOF || fseek(f, (long)offset, SEEK_SET) != 0 || fputc(c ^ 1, f) == EOF)
+        FAIL_AT("cannot flip byte %zu of %s", offset, name);
+    if (f)
+        fclose(f);
+}
+
+/* Checksums (run format 1.5): CHECKSUM records cover the records before
+ * them, a sealed profile file's header covers its slots.  Flipped bytes
+ * anywhere they cover are refused (issue 18: two flipped bytes in a
+ * samples file were accepted); a 1.5 file must not go a block without a
+ * CHECKSUM record, and each must start where the previous one ended. */
+static void test_checksums(void)
+{
+    struct sample_run sr;
+    if (!build(&sr, 0))
+        return;
+    size_t sum = rf_record(&sr.samples[0], PPW_REC_CHECKSUM,
+                           &(struct ppw_rec_checksum){0, 0, 0}, sizeof(struct ppw_rec_checksum),
+                           NULL, 0, NULL);
+    rf_finish(&sr.samples[0]);
+    rf_checksum(&sr.run);
+    rf_finish(&sr.run);
+    rf_header(&sr.profile[0])->flags |= PPW_FILE_SEALED;
+    write_run(&sr, "checksums");
+    struct ppw_run *run = LOAD_OK();
+    if (run) {
+        const struct ppw_run_thread *t0 = ppw_run_find_thread(run, 0);
+        CHECK(run->file.checksums == 1 && run->file.unchecked == 0);
+        CHECK(t0 && t0->samples_file.checksums == 1 && t0->samples_file.unchecked == 0);
+        CHECK(t0 && t0->profile_file.checksums == 1 && t0->profile_file.unchecked == 0);
+        CHECK(t0 && t0->events_file.checksums == 0 && t0->events_file.unchecked > 0);
+    }
+    ppw_run_free(run);
+    flip_on_disk("t0.samples.ppw", PPW_RUN_HEADER_SIZE + 20);
+    flip_on_disk("t0.samples.ppw", sum - 3);
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "t0.samples.ppw: corrupt data at byte 128: checksum "
+                                    "mismatch in bytes 128 to ");
+    write_run(&sr, "checksums-profile");
+    flip_on_disk("t0.profile.ppw", PPW_RUN_HEADER_SIZE + PPW_PROFILE_SLOT_SIZE + 40);
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "t0.profile.ppw: corrupt data at byte 128: checksum "
+                                    "mismatch: the slots give CRC32C");
+    write_run(&sr, "checksums-run");
+    flip_on_disk("run.ppw", PPW_RUN_HEADER_SIZE + 9);
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "run.ppw: corrupt data at byte 128: checksum mismatch");
+    /* a block that does not start where the previous one ended */
+    write_run(&sr, "checksums-from");
+    flip_on_disk("t0.samples.ppw", sum + 8 + offsetof(struct ppw_rec_checksum, from) + 1);
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "CHECKSUM record covers from byte 384, but its block "
+                                    "starts at 128");
+    sample_run_free(&sr);
+
+    /* More than a block of records with no CHECKSUM: refused in a file
+     * whose writer says it adds one every PPW_CHECKSUM_BLOCK bytes
+     * (PPW_FILE_CHECKSUMMED, as libppw does), read in a file without that
+     * flag (before 1.5, or a writer without checksums). */
+    if (!build(&sr, 0))
+        return;
+    for (uint64_t i = 0; i < 600; i++) {
+        struct ppw_rec_sample more = {1, 0, 9000 + i, 1000};
+        rf_record(&sr.samples[0], PPW_SMP_SAMPLE, &more, sizeof more, NULL, 0, NULL);
+    }
+    rf_finish(&sr.samples[0]);
+    rf_header(&sr.samples[0])->flags |= PPW_FILE_CHECKSUMMED;
+    write_run(&sr, "checksums-missing");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "bytes of records since byte 128 without a CHECKSUM record");
+    rf_header(&sr.samples[0])->flags &= ~(uint32_t)PPW_FILE_CHECKSUMMED;
+    write_run(&sr, "checksums-unflagged");
+    run = LOAD_OK();
+    CHECK(run && run->threads[0].samples_file.checksums == 0 &&
+          run->threads[0].samples_file.unchecked > 600 * 32);
+    ppw_run_free(run);
+    sample_run_free(&sr);
+}
+
 /* Profile slots whose sums no series of calls gives. */
 static void test_timer_sums(void)
 {
@@ -1357,6 +1436,7 @@ int main(int argc, char **argv)
     RUN(test_unwritten_thread_files);
     RUN(test_fifo);
     RUN(test_timer_sums);
+    RUN(test_checksums);
     RUN(test_bytes_past_committed);
     RUN(test_committed_past_size);
     RUN(test_record_sizes);

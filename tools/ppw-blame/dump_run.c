@@ -221,9 +221,15 @@ static void json_file(FILE *out, const char *key, const struct ppw_run_file *f)
         fputs("null", out);
         return;
     }
-    fprintf(
-        out, "{\"format\":\"%u.%u\",\"closed\":%s,\"size\":%" PRIu64 ",\"committed\":%" PRIu64 "}",
-        f->major, f->minor, f->flags & PPW_FILE_CLOSED ? "true" : "false", f->size, f->committed);
+    if (f->unwritten) {
+        fputs("{\"unwritten\":true}", out);
+        return;
+    }
+    fprintf(out,
+            "{\"format\":\"%u.%u\",\"closed\":%s,\"size\":%" PRIu64 ",\"committed\":%" PRIu64
+            ",\"checksums\":%" PRIu64 ",\"unchecked\":%" PRIu64 "}",
+            f->major, f->minor, f->flags & PPW_FILE_CLOSED ? "true" : "false", f->size,
+            f->committed, f->checksums, f->unchecked);
 }
 
 /* "key":value, or "key":null when !known. */
