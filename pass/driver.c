@@ -12,6 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Clang's intrinsic headers (emmintrin.h and the like) define their
+ * wrappers static, always_inline and __nodebug__: no debug info, and not
+ * the user's code, so not worth a warning about -g. */
+static int is_header_wrapper(LLVMValueRef function)
+{
+    LLVMLinkage linkage = LLVMGetLinkage(function);
+    if (linkage != LLVMInternalLinkage && linkage != LLVMPrivateLinkage)
+        return 0;
+    unsigned always_inline = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    return LLVMGetEnumAttributeAtIndex(function, LLVMAttributeFunctionIndex, always_inline) !=
+           NULL;
+}
+
 static int should_analyse(LLVMValueRef function, unsigned *skipped)
 {
     if (LLVMIsDeclaration(function))
@@ -20,7 +33,8 @@ static int should_analyse(LLVMValueRef function, unsigned *skipped)
     if (LLVMGetLinkage(function) == LLVMAvailableExternallyLinkage)
         return 0;
     if (!LLVMGetSubprogram(function)) {
-        (*skipped)++;
+        if (!is_header_wrapper(function))
+            (*skipped)++;
         return 0;
     }
     return 1;
