@@ -169,8 +169,10 @@ void ppw_config_load(void)
     ppw_config.disabled = get_flag("PPW_DISABLE", 0);
 
     const char *out = getenv("PPW_OUTPUT");
-    if (out && *out && strlen(out) < sizeof(ppw_config.output))
+    if (out && *out && strlen(out) < sizeof(ppw_config.output)) {
         strcpy(ppw_config.output, out);
+        ppw_config.output_set = 1;
+    }
     else {
         if (out && *out)
             bad("PPW_OUTPUT", "...", "a path shorter than PATH_MAX");

@@ -18,6 +18,7 @@ enum ppw_sampler_choice {
 struct ppw_config {
     int disabled;                 /* PPW_DISABLE=1: libppw does nothing at all */
     char output[PATH_MAX];        /* PPW_OUTPUT template, %p pid, %e executable name */
+    int output_set;               /* PPW_OUTPUT was given */
     uint32_t modes;               /* PPW_MODE (profile|trace|none) + PPW_SAMPLE: enum ppw_mode_flag */
     enum ppw_sampler_choice sampler; /* PPW_SAMPLER */
     uint64_t period;              /* PPW_PERIOD, in the metric's unit; 0: the metric's default */

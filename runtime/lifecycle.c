@@ -102,6 +102,69 @@ static void expand_output(char *out, size_t size, int fork_child)
         snprintf(out + len, size - len, "-fork-%d", (int)getpid());
 }
 
+static int in_job;
+
+int ppw_output_in_job(void)
+{
+    return in_job;
+}
+
+/* The MPI rank the launcher gave this process (Open MPI, MPICH and Hydra,
+ * PMIx, MVAPICH, Slurm), or -1 when not launched as a rank. */
+static int launcher_rank(void)
+{
+    static const char *const names[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK",
+                                        "MV2_COMM_WORLD_RANK", "SLURM_PROCID"};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        const char *v = getenv(names[i]);
+        char *end;
+        long rank = v && *v ? strtol(v, &end, 10) : -1;
+        if (v && *v && !*end && rank >= 0 && rank < INT32_MAX)
+            return (int)rank;
+    }
+    return -1;
+}
+
+/* mkdir -p: every missing component of path.  0 or -errno. */
+static int make_dirs(const char *path)
+{
+    char part[PATH_MAX];
+    snprintf(part, sizeof(part), "%s", path);
+    for (char *p = part + 1;; p++) {
+        if (*p != '/' && *p)
+            continue;
+        char c = *p;
+        *p = '\0';
+        struct stat st;
+        if (mkdir(part, 0755) != 0 && (errno != EEXIST || stat(part, &st) != 0 ||
+                                       !S_ISDIR(st.st_mode)))
+            return errno == EEXIST ? -ENOTDIR : -errno;
+        if (!c)
+            return 0;
+        *p = c;
+    }
+}
+
+/* A rank launched with PPW_OUTPUT=DIR (no %p): DIR is the job directory,
+ * and the rank's run directory is DIR/r<rank>-<host>-<pid> from the start.
+ * 0, or -1 to make the run directory the usual way. */
+static int make_rank_dir(void)
+{
+    int rank = launcher_rank();
+    if (rank < 0 || !ppw_config.output_set || strstr(ppw_config.output, "%p"))
+        return -1;
+    char job[PATH_MAX - 128], host[64] = "";
+    expand_output(job, sizeof(job), 0);
+    gethostname(host, sizeof(host) - 1);
+    if (make_dirs(job) != 0)
+        return -1;
+    snprintf(output_path, sizeof(output_path), "%s/r%d-%s-%d", job, rank, host, (int)getpid());
+    if (mkdir(output_path, 0755) != 0)
+        return -1;
+    in_job = 1;
+    return 0;
+}
+
 /* Creates the run directory (a fresh one: .1, .2... when the name is taken,
  * as after exec in the same process).  0 or -errno. */
 static int make_output_dir(int fork_child)
@@ -109,6 +172,8 @@ static int make_output_dir(int fork_child)
     char base[PATH_MAX - 8]; /* room for a ".NN" suffix */
     expand_output(base, sizeof(base), fork_child);
     int rc = 0;
+    if (!fork_child && make_rank_dir() == 0)
+        goto opened;
     for (int attempt = 0; attempt < 100; attempt++) {
         if (attempt == 0)
             snprintf(output_path, sizeof(output_path), "%s", base);
@@ -124,6 +189,7 @@ static int make_output_dir(int fork_child)
     }
     if (rc != 0)
         return rc;
+opened:;
     int fd = open(output_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
         return -errno;
@@ -246,6 +312,7 @@ static void after_fork_child(void)
     output_dirfd = -1;
     ppw_running = 0;
     is_fork_child = 1;
+    in_job = 0;
     ppw_log_loss_after_fork();
     if (start_run(1) != 0) {
         ppw_thread_after_fork_child(); /* forget the parent's threads anyway */

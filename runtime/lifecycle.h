@@ -13,6 +13,11 @@ extern volatile int ppw_running;
 /* Directory descriptor of the run directory, -1 when not running. */
 int ppw_output_dirfd(void);
 
+/* 1 when the run directory was made inside the job directory that
+ * PPW_OUTPUT names (an MPI rank: r<rank>-<host>-<pid>), so MPI_Init need
+ * not move it. */
+int ppw_output_in_job(void);
+
 /* CLOCK_MONOTONIC in ns: every timestamp ppw writes. */
 PPW_SIGSAFE uint64_t ppw_now_ns(void);
 

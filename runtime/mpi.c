@@ -283,15 +283,20 @@ static void job_init(void)
         struct timespec real;
         clock_gettime(CLOCK_REALTIME, &real);
         job.id = (uint64_t)real.tv_sec << 32 | (uint32_t)getpid();
-        if (have_path)
+        if (have_path && ppw_output_in_job()) { /* PPW_OUTPUT named the job directory */
+            snprintf(job.dir, sizeof job.dir, "%s", parent);
+            job.ok = 1;
+        } else if (have_path) {
             make_job_dir(&job, own, parent, moved, sizeof moved);
+        }
     }
     pmpi.bcast(&job, sizeof job, pmpi.byte, 0, comm);
     rec.job_id = job.id;
     if (job.ok && have_path) {
         char target[PATH_MAX];
-        if (path_printf(target, sizeof target, "%s/r%d-%s-%d", job.dir, rank, host, (int)getpid()) != 0 ||
-            rename(moved, target) != 0)
+        if (path_printf(target, sizeof target, "%s/r%d-%s-%d", job.dir, rank, host,
+                        (int)getpid()) != 0 ||
+            (strcmp(moved, target) != 0 && rename(moved, target) != 0))
             ppw_log("MPI: cannot move %s to %s: %s", moved, target, strerror(errno));
     }
     measure_clock(&rec.init_local_ns, &rec.init_master_ns);

@@ -1046,6 +1046,23 @@ case_mpi() {
         fail "ranks disagree on the job id"
     [ "$jobs" = "job/ppw-mpi_ring-$(jq .run.info.pid r0-*.json)" ] ||
         fail "the job directory is not named after rank 0's pid: $jobs"
+    # PPW_OUTPUT=DIR names the job directory itself (issue 18: the job went
+    # to ppw-<exe>-<pid>/ beside it): the ranks in DIR/r<rank>-<host>-<pid>,
+    # nothing else written, and the views read DIR as the job.
+    mkdir named
+    (cd named && PPW_OUTPUT=out/jobdir "${mpirun[@]}" ../mpi_ring >../named.out 2>../named.err) ||
+        { fail "mpi_ring with PPW_OUTPUT: $(head -3 named.err)"; return; }
+    cmp -s plain.out named.out || fail "PPW_OUTPUT: stdout differs"
+    [ "$(ls named)" = out ] && [ "$(ls named/out)" = jobdir ] ||
+        fail "PPW_OUTPUT=out/jobdir: want only out/jobdir, got: $(ls -R named | head -10)"
+    runs=$(ls named/out/jobdir | grep -cE '^r[0-3]-.+-[0-9]+$')
+    [ "$runs" = 4 ] && [ "$(ls named/out/jobdir | wc -l)" = 4 ] ||
+        fail "PPW_OUTPUT=out/jobdir: want 4 rank directories in it, got: $(ls named/out/jobdir)"
+    "$blame" dump named/out/jobdir/r2-* --format json --what run >named-r2.json &&
+        check "PPW_OUTPUT: rank 2's run directory holds rank 2" '.run.mpi.rank == 2' named-r2.json
+    "$blame" intrusion named/out/jobdir --format json >named.prof.json 2>named.prof.err ||
+        fail "ppw-blame intrusion on the named job directory: $(head -3 named.prof.err)"
+    check "PPW_OUTPUT: the views read the 4 ranks of the named job" '.ranks_read == 4' named.prof.json
 }
 
 # mpi_events: libppw's PMPI wrappers record GASP_MPI_* events for calls the
