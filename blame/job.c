@@ -171,13 +171,18 @@ struct shared_files {
     struct ppw_dwarf_files *dwarf;
 };
 
-static int load_rank(struct ppw_job_rank *r, const struct shared_files *files, bool runs)
+static int load_rank(struct ppw_job_rank *r, const struct shared_files *files, bool runs,
+                     const char *exe_copy)
 {
     struct ppw_run *run = NULL;
     struct ppw_symbols *syms = NULL;
     struct ppw_lines *lines = NULL;
     struct ppw_err *err = &r->err;
     int rc = ppw_run_load_merged(r->dir, &run, err);
+    if (!rc && exe_copy) {
+        struct ppw_err ignored; /* another build's rank keeps its own file */
+        ppw_run_use_exe_copy(run, exe_copy, &ignored);
+    }
     if (!rc) {
         r->finished = run->finished;
         r->has_mpi = run->has_mpi;
@@ -231,7 +236,7 @@ static void *worker(void *arg)
         size_t i = atomic_fetch_add(&p->next, 1);
         if (i >= p->job->count)
             return NULL;
-        load_rank(&p->job->ranks[i], p->files, p->job->runs);
+        load_rank(&p->job->ranks[i], p->files, p->job->runs, p->job->exe_copy);
     }
 }
 

@@ -51,6 +51,8 @@ struct ppw_job {
     uint32_t *missing; /* ranks below size without a directory */
     size_t nmissing;
     bool runs;         /* made by ppw_job_of_runs: entries are runs, not ranks */
+    const char *exe_copy; /* set before ppw_job_load: a copy of the build that ran, read
+                             for ranks of its build-id (ppw_run_use_exe_copy); NULL: none */
 };
 
 /* True when dir has no run.ppw and holds at least one r<rank>-* directory. */

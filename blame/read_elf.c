@@ -37,6 +37,25 @@ static void hex_encode(const unsigned char *bytes, size_t size, char *out, size_
     out[2 * n] = '\0';
 }
 
+int ppw_elf_load_extent(struct ppw_elf *elf, uint64_t *lo, uint64_t *hi)
+{
+    size_t count;
+    *lo = UINT64_MAX;
+    *hi = 0;
+    if (elf_getphdrnum(elf->elf, &count) != 0)
+        return -1;
+    for (size_t i = 0; i < count; i++) {
+        GElf_Phdr ph;
+        if (!gelf_getphdr(elf->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+            continue;
+        if (ph.p_vaddr < *lo)
+            *lo = ph.p_vaddr;
+        if (ph.p_vaddr + ph.p_memsz > *hi)
+            *hi = ph.p_vaddr + ph.p_memsz;
+    }
+    return *lo < *hi ? 0 : -1;
+}
+
 /* Returns true and sets elf->build_id when scn holds a GNU build-id note. */
 static bool read_build_id(struct ppw_elf *elf, Elf_Scn *scn)
 {

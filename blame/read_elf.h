@@ -20,6 +20,11 @@ void ppw_elf_close(struct ppw_elf *elf);
 /* Lowercase hex of the first NT_GNU_BUILD_ID note, "" when there is none. */
 const char *ppw_elf_build_id(const struct ppw_elf *elf);
 
+/* The link-time address range [lo, hi) of the file's PT_LOAD segments (as
+ * a run's MODULE record gives it, less the load bias).  0, or -1 when it
+ * has none. */
+int ppw_elf_load_extent(struct ppw_elf *elf, uint64_t *lo, uint64_t *hi);
+
 /* Calls visit with the contents of each section named name (decompressed
  * if needed) and its file offset, in section order, and counts them in
  * *found.  Stops at the first negative code, from visit or from reading. */

@@ -741,6 +741,26 @@ int ppw_run_check_binary(const struct ppw_run *run, const char *binary, struct p
     return rc;
 }
 
+int ppw_run_use_exe_copy(struct ppw_run *run, const char *path, struct ppw_err *err)
+{
+    int rc = ppw_run_check_binary(run, path, err);
+    for (size_t i = 0; !rc && i < run->module_count; i++) {
+        struct ppw_run_module *m = &run->modules[i];
+        if (!(m->flags & PPW_MODULE_EXE) || strcmp(m->build_id, run->build_id) != 0)
+            continue;
+        /* absolute: a module path without '/' names no file (the vDSO) */
+        char *absolute = realpath(path, NULL);
+        const char *use = absolute ? absolute : path;
+        char *copy = ppw_arena_alloc(run->arena, strlen(use) + 1);
+        if (copy)
+            m->path = strcpy(copy, use);
+        free(absolute);
+        if (!copy)
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    return rc;
+}
+
 /* ---- clocks ---- */
 
 uint64_t ppw_run_master_ns(const struct ppw_run *run, uint64_t time_ns)

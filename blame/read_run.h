@@ -283,6 +283,13 @@ int ppw_run_spawn_chain(const struct ppw_run *run, uint32_t thread, uint32_t tag
                         const struct ppw_run_spawn **chain, size_t cap, size_t *count,
                         struct ppw_err *err);
 
+/* Reads the executable's symbols and lines from path instead of the file
+ * the run names, when path carries the run's build-id (a copy of the build
+ * that ran, given with --binary, while the original was rebuilt in place).
+ * 0 when it does; else nothing changes and the error is
+ * ppw_run_check_binary's. */
+int ppw_run_use_exe_copy(struct ppw_run *run, const char *path, struct ppw_err *err);
+
 /* Checks that binary (an ELF executable) carries the run's build-id.
  * Errors: those of ppw_elf_open, and PPW_ECORRUPT "from another build". */
 int ppw_run_check_binary(const struct ppw_run *run, const char *binary, struct ppw_err *err);

@@ -191,4 +191,22 @@ expect_status 2 "$PPW_BLAME" export a b --to chrome
 one_error_line "export: --to chrome reads one run or job directory, not 2$"
 ok refusals
 
+# A binary rebuilt in place after its run (issue 18: --force then said
+# "build with ppw-cc, which adds -g" of a ppw-cc build).  A copy of the
+# build that ran, given with --binary, reads the run exactly as before the
+# rebuild; --force with the rebuilt binary says precisely what differs:
+# both build-ids, and the code's extent against the run's.
+mkdir rebuilt && cp prog rebuilt/prog && cp prog rebuilt/prog.keep
+(cd rebuilt && PPW_OUTPUT=../r ./prog 1 $reps >/dev/null) || fail "the run before the rebuild failed"
+json before report r
+"$PPW_CC" -O1 "$SRC/test/e2e/imbalance_threads.c" -o rebuilt/prog -lpthread || exit 1
+expect_status 1 "$PPW_BLAME" report r
+one_error_line ".*rebuilt/prog: from another build: its build-id is [0-9a-f]*, the run's (r) is $(id a_dump.json) (--force uses it anyway)$"
+expect_status 1 "$PPW_BLAME" report r --force
+one_error_line ".*rebuilt/prog: the run's executable was rebuilt since the run (build-id [0-9a-f]*, the run's $(id a_dump.json)): its code and data .*span 0x[0-9a-f]*-0x[0-9a-f]* .*keep a copy of it (--binary COPY), or run the new build again$"
+json after report r --binary rebuilt/prog.keep
+[ "$("$JQ" -S 'del(.metric)' before.json)" = "$("$JQ" -S 'del(.metric)' after.json)" ] ||
+    fail "report r --binary COPY differs from the report before the rebuild"
+ok rebuilt
+
 [ "$failures" -eq 0 ] && echo "PASS" || { echo "$failures failure(s)"; exit 1; }

@@ -18,6 +18,7 @@
 #include "read_run.h"
 #include "symbols.h"
 #include "view_int.h"
+#include "read_elf.h"
 #include "json.h"
 #include "read_graph.h"
 #include "stacks.h"
@@ -117,6 +118,45 @@ static const struct ppw_run_module *exe_module(const struct ppw_run *run)
     return NULL;
 }
 
+/* --force with a binary of another build, and the run's executable (the
+ * file its samples' addresses must be read in) is no longer that build:
+ * it was rebuilt in place.  Says what differs, precisely: the build-ids,
+ * and whether the code still has the run's size and layout. */
+static int rebuilt_error(const struct ppw_run *run, const struct ppw_run_module *exe,
+                         struct ppw_err *err)
+{
+    struct ppw_elf *elf = NULL;
+    struct ppw_err ignored;
+    char layout[200] = "it cannot be read";
+    if (ppw_elf_open(exe->path, &elf, &ignored) == 0) {
+        uint64_t lo, hi, run_lo = exe->lo - exe->load_bias, run_hi = exe->hi - exe->load_bias;
+        if (ppw_elf_load_extent(elf, &lo, &hi) != 0)
+            snprintf(layout, sizeof layout, "it has no loadable segments");
+        else if (lo != run_lo || hi != run_hi)
+            snprintf(layout, sizeof layout,
+                     "its code and data span 0x%" PRIx64 "-0x%" PRIx64 " where the run's spanned "
+                     "0x%" PRIx64 "-0x%" PRIx64 ", so the samples' addresses point elsewhere",
+                     lo, hi, run_lo, run_hi);
+        else
+            snprintf(layout, sizeof layout,
+                     "its code and data still span 0x%" PRIx64 "-0x%" PRIx64 " as in the run, "
+                     "but nothing shows the instructions at the samples' addresses are the same",
+                     lo, hi);
+        int rc = ppw_err_set(err, PPW_ECORRUPT,
+                             "%s: the run's executable was rebuilt since the run (build-id %s, "
+                             "the run's %s): %s. --force takes blame graphs from another build, "
+                             "but the samples' addresses can only be read in the build that ran: "
+                             "keep a copy of it (--binary COPY), or run the new build again",
+                             exe->path, ppw_elf_build_id(elf), run->build_id, layout);
+        ppw_elf_close(elf);
+        return rc;
+    }
+    return ppw_err_set(err, PPW_ENOTFOUND,
+                       "%s: the run's executable cannot be read (%s): the samples' addresses can "
+                       "only be read in the build that ran",
+                       exe->path, ignored.message);
+}
+
 int view_check_binary(const struct view_opts *o, const struct ppw_run *run, struct view_input *in,
                       struct ppw_lines *lines, struct ppw_err *err)
 {
@@ -130,7 +170,9 @@ int view_check_binary(const struct view_opts *o, const struct ppw_run *run, stru
     }
     const struct ppw_run_module *exe = rc ? NULL : exe_module(run);
     const char *why = exe ? ppw_lines_module_error(lines, exe) : NULL;
-    if (why)
+    if (why && in->forced)
+        rc = rebuilt_error(run, exe, err);
+    else if (why)
         rc = ppw_err_set(err, PPW_ENOTFOUND,
                          "%s: no source lines to attribute samples to (%s): build with ppw-cc, "
                          "which adds -g, or with clang -g -fpass-plugin=ppw.so",
@@ -259,6 +301,8 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
     const struct ppw_job_rank *first = NULL, *other = NULL;
     int rc = ppw_job_scan(in->source, &job, err);
     if (!rc)
+        job->exe_copy = o->binary;
+    if (!rc)
         rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), cli_loader_threads(), err);
     if (!rc)
         other = ppw_job_mismatch(job, &first);
@@ -338,6 +382,10 @@ static int load_run(const struct view_opts *o, struct view_input *in, struct ppw
                          in->source);
     if (!rc)
         rc = ppw_run_load_merged(in->source, &run, err);
+    if (!rc && o->binary) {
+        struct ppw_err ignored; /* --binary of another build: checked below */
+        ppw_run_use_exe_copy(run, o->binary, &ignored);
+    }
     if (!rc && !o->binary && !(run->has_info && run->info.exe[0]))
         rc = ppw_err_set(err, PPW_ENOTFOUND,
                          "%s: the run does not name its executable: give --binary BIN", in->source);

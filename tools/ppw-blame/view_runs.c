@@ -171,6 +171,8 @@ static int load_runs(const struct view_opts *o, struct view_input *in, struct pp
     struct ppw_job *job = NULL;
     int rc = ppw_job_of_runs(in->source, o->dirs, o->ndirs, &job, err);
     if (!rc)
+        job->exe_copy = o->binary;
+    if (!rc)
         rc = ppw_job_load(job, getenv("PPW_DEBUG_DIR"), cli_loader_threads(), err);
     /* A run that cannot be read is an error: the sum would be silently short. */
     for (size_t i = 0; !rc && i < job->count; i++)
