@@ -181,6 +181,18 @@ expect_status 0 "$PPW_BLAME" profile crashed-run --format json
 check crashed '(.finished | not) and .unended_threads == [0, 1] and .rows[0].open'
 ok crashed
 
+# A thread whose samples file the process created and died before writing
+# (issue 18: the whole run was refused): the run reads, and the thread
+# counts as lost in a crash.
+cp -r crashed-run unwritten-run && : >unwritten-run/t1.samples.ppw
+expect_status 0 "$PPW_BLAME" dump unwritten-run --format json
+check unwritten '.threads[1].files.samples == {"unwritten": true}
+                 and .threads[1].lost.causes == ["crash"]
+                 and ([.samples[] | select(.thread == 0)] | length) > 0
+                 and ([.samples[] | select(.thread == 1)] | length) == 0'
+expect_status 0 "$PPW_BLAME" profile unwritten-run
+ok unwritten
+
 # ---- a stripped executable: names from its debug file, or none ----
 if command -v strip >/dev/null 2>&1; then
     strip --strip-all -o make_run_stripped "$MAKE_RUN" && ./make_run_stripped stripped-run || exit 1
