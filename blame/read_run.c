@@ -192,14 +192,28 @@ static int map_file(struct loader *l, struct rfile *f, int fd)
     return 0;
 }
 
+/* The record kinds a file of this version may hold. */
+static bool known_record(uint32_t file_kind, uint32_t kind)
+{
+    if (kind == PPW_REC_CHECKSUM)
+        return true;
+    switch (file_kind) {
+    case PPW_FILE_RUN: return kind >= PPW_RUN_INFO && kind <= PPW_RUN_MPI;
+    case PPW_FILE_SAMPLES: return kind == PPW_SMP_STACK || kind == PPW_SMP_SAMPLE;
+    case PPW_FILE_EVENTS: return kind >= PPW_EVT_SPAWN && kind <= PPW_EVT_OMP;
+    default: return false;
+    }
+}
+
 /* A sealed profile file's slots must give the CRC32C its header holds. */
 static int check_seal(struct loader *l, struct rfile *f)
 {
     f->info.unchecked = f->end - f->header_size;
     if (!(f->info.flags & PPW_FILE_SEALED))
         return 0;
-    uint32_t want = (uint32_t)f->reserved,
-             got = ppw_crc32c(0, f->map + f->header_size, f->end - f->header_size);
+    uint32_t want = (uint32_t)f->reserved, got = 0; /* no slots: nothing mapped */
+    if (f->end > f->header_size)
+        got = ppw_crc32c(0, f->map + f->header_size, f->end - f->header_size);
     if (got != want || f->reserved >> 32)
         return CORRUPT(l, f->header_size,
                        "checksum mismatch: the slots give CRC32C %08x, the sealed header says "
@@ -219,11 +233,17 @@ static int check_checksums(struct loader *l, struct rfile *f)
 {
     size_t pos = f->header_size, from = f->header_size;
     bool sealing = f->info.flags & PPW_FILE_CHECKSUMMED;
+    /* A file of this reader's version or older holds only kinds it knows:
+     * another kind is damage, not a newer writer's record. */
+    bool current = f->info.major == PPW_RUN_MAJOR && f->info.minor <= PPW_RUN_MINOR;
     while (pos < f->end) {
         struct rec r;
         int rc = ppw_run_next_record(l, f, &pos, &r);
         if (rc)
             return rc;
+        if (current && !known_record(f->kind, r.kind))
+            return CORRUPT(l, r.pos, "record kind %u: run format %u.%u has no such kind in %s files",
+                           r.kind, f->info.major, f->info.minor, file_kind_name(f->kind));
         if (r.kind != PPW_REC_CHECKSUM) {
             if (sealing && r.pos - from >= PPW_CHECKSUM_BLOCK)
                 return CORRUPT(l, r.pos,

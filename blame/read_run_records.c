@@ -954,8 +954,12 @@ static int each_slot(struct loader *l, const struct rfile *f, size_t *timers, si
             rc = t ? read_throttle(l, b, pos, t) : (++*throttles, 0);
         else if (!rc && kind == PPW_SLOT_PROBE && t)
             rc = read_probe(l, b, pos, t);
+        else if (!rc && kind > PPW_SLOT_PROBE && f->info.major == PPW_RUN_MAJOR &&
+                 f->info.minor <= PPW_RUN_MINOR)
+            rc = CORRUPT(l, pos, "slot kind %u: run format %u.%u has no such kind in profile files",
+                         kind, f->info.major, f->info.minor);
         if (rc)
-            return rc; /* other kinds: a newer minor version's, or unused */
+            return rc; /* other kinds: a newer minor version's, or 0 (unused) */
     }
     return 0;
 }

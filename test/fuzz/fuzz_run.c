@@ -4,7 +4,8 @@
  * ("bases") are copied once into temporary directories:
  *
  *   base 0: test/unit's sample run, whose files name this program's
- *           build-id (every file kind, two threads, a spawn);
+ *           build-id (every file kind, two threads, a spawn), with
+ *           checksums in three of its files;
  *   base 1: a real run, when PPW_FUZZ_REAL_RUN names one: run_fuzz.sh
  *           makes it from seed_prog.c (OpenMP and pthread spawn records,
  *           GASP profile slots and trace events, deep sample stacks).
@@ -149,6 +150,16 @@ static int synthetic_base(void)
     struct sample_run sample;
     if (sample_run_build(&sample, 0) != 0)
         return -1;
+    /* The checksum path (run format 1.5) in the seeds, as libppw writes
+     * it: thread 0's samples and the run file end with a CHECKSUM record
+     * (rf_write fills it in), thread 0's profile is sealed. */
+    rf_checksum(&sample.samples[0]);
+    rf_finish(&sample.samples[0]);
+    rf_header(&sample.samples[0])->flags |= PPW_FILE_CHECKSUMMED;
+    rf_checksum(&sample.run);
+    rf_finish(&sample.run);
+    rf_header(&sample.run)->flags |= PPW_FILE_CHECKSUMMED;
+    rf_header(&sample.profile[0])->flags |= PPW_FILE_SEALED;
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/ppw-fuzz-sample-XXXXXX", tmp && *tmp ? tmp : "/tmp");
