@@ -587,6 +587,14 @@ case_sigblock() {
     check "three threads recorded, the sleeper ended at exit" \
         '(.threads | length) == 3 and ([.threads[] | .ended] | all) and .finished == true' sb.all.json
     spent_in "main sampled, in work()" sb.all.json 0 work 0.3
+    # The worker blocked every signal through pthread_sigmask: its mask
+    # reads back as it set it (above), and it is sampled all the same
+    # (signals.c), nothing significant lost in any thread.  (Its index is
+    # 1 or 2: the threads number themselves as they start.)
+    local worker
+    worker=$(jq '.threads[] | select(.start_function == "blocked_worker") | .index' sb.all.json)
+    spent_in "the worker that blocked every signal sampled, in work()" sb.all.json "$worker" work 0.3
+    check "no thread lost samples" '[.threads[].lost.significant] | any | not' sb.all.json
 }
 
 # System calls that a signal interrupts whatever SA_RESTART says
