@@ -476,7 +476,9 @@ int ppw_sampler_init(void)
                 sizeof(full) - strlen(full) - 1);
     /* A real-time signal the program does not use yet (SIGRTMIN+4 first),
      * unless PPW_SIGNAL names one. */
-    int free_sig = ppw_config.signal_set || source == PPW_METRIC_PAPI_CYCLES
+    /* (A fork()ed child keeps its parent's, whose handler it inherited.) */
+    int inherited = __atomic_load_n(&handler_installed, __ATOMIC_ACQUIRE);
+    int free_sig = ppw_config.signal_set || source == PPW_METRIC_PAPI_CYCLES || inherited
                        ? 0
                        : ppw_signals_free_rt(SIGRTMIN + 4, 0);
     if (free_sig)
@@ -495,7 +497,8 @@ int ppw_sampler_init(void)
             source = PPW_METRIC_NONE;
             return -errno;
         }
-        ppw_signals_took(ppw_config.signal, &before);
+        if (!inherited) /* the program's view is the parent's, already kept */
+            ppw_signals_took(ppw_config.signal, &before);
         __atomic_store_n(&handler_installed, 1, __ATOMIC_RELEASE);
     }
     return 0;
