@@ -37,9 +37,15 @@ def main():
     if sys.argv[1] == 'unfinish':
         path = os.path.join(sys.argv[2], 'run.ppw')
         data = bytearray(open(path, 'rb').read())
+        # As a crash leaves it: the records end before FINISH (and the
+        # checksum after it), and the file is not closed.
         for off, kind, _ in list(records(data)):
             if kind == FINISH:
-                struct.pack_into('<I', data, off, 999)
+                header_size = struct.unpack_from('<I', data, 12)[0]
+                struct.pack_into('<Q', data, 16, off - header_size)
+                flags = struct.unpack_from('<I', data, 32)[0]
+                struct.pack_into('<I', data, 32, flags & ~1)
+                break
         open(path, 'wb').write(data)
         return
     if sys.argv[1] == 'rebuild':
