@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -132,10 +131,7 @@ void ppw_fd_forget_all(void)
  * dup2 replaces ppw's descriptor, as it would without this file. */
 static void move_off(int fd)
 {
-    int locked = 0;
-    for (int i = 0; i < 1000 && !(locked = pthread_mutex_trylock(&lock) == 0); i++)
-        sched_yield();
-    if (!locked)
+    if (!ppw_mutex_lock_bounded(&lock))
         return;
     struct owned *o = find(fd);
     int copy = o ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;

@@ -766,7 +766,7 @@ static void retarget(struct ppw_thread *t, void *arg)
         sev.sigev_signo = sig;
         sev.sigev_value.sival_ptr = &timer_cookie;
         sev._sigev_un._tid = (pid_t)t->tid;
-        clockid_t clock = (clockid_t)((~(unsigned)t->tid << 3) | 6u); /* its CPU clock */
+        clockid_t clock = ppw_thread_cpu_clock(t->tid);
         timer_t fresh;
         struct itimerspec left;
         if (timer_gettime(t->timer, &left) == 0 && timer_create(clock, &sev, &fresh) == 0) {

@@ -10,6 +10,9 @@
 #ifndef PPW_RUNTIME_SIGSAFE_H
 #define PPW_RUNTIME_SIGSAFE_H
 
+#include <pthread.h>
+#include <sched.h>
+
 /* Documentation only: grep for it when auditing the handler path. */
 #define PPW_SIGSAFE
 
@@ -20,5 +23,19 @@
 
 /* Symbols the program calls or interposes; everything else is hidden. */
 #define PPW_EXPORT __attribute__((visibility("default")))
+
+/* Takes m if it comes free within a thousand tries (yielding between
+ * them), else gives up: for callers that may run in a signal handler which
+ * interrupted m's holder on this very thread, where waiting would never
+ * end.  1 when m is held. */
+static inline int ppw_mutex_lock_bounded(pthread_mutex_t *m)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (pthread_mutex_trylock(m) == 0)
+            return 1;
+        sched_yield();
+    }
+    return 0;
+}
 
 #endif

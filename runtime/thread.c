@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -53,13 +52,10 @@ static uint32_t gettid_now(void)
     return (uint32_t)syscall(SYS_gettid);
 }
 
-/* CPU time of any live thread of this process, by tid: Linux encodes a
- * per-thread CPU clock as ((~tid) << 3) | CPUCLOCK_SCHED | PERTHREAD.
- * Unlike pthread_getcpuclockid this is safe for a thread that just exited
- * (EINVAL, not undefined behaviour). */
+/* CPU time of any live thread of this process, by tid (0 once it exited). */
 static uint64_t cpu_ns_of(uint32_t tid)
 {
-    clockid_t clock = (clockid_t)((~(unsigned)tid << 3) | 6u);
+    clockid_t clock = ppw_thread_cpu_clock(tid);
     struct timespec ts;
     if (clock_gettime(clock, &ts) != 0)
         return 0;
@@ -233,10 +229,7 @@ void ppw_thread_after_fork_child(void)
 
 int ppw_thread_each(void (*fn)(struct ppw_thread *t, void *arg), void *arg)
 {
-    int locked = 0;
-    for (int i = 0; i < 1000 && !(locked = pthread_mutex_trylock(&registry_lock) == 0); i++)
-        sched_yield();
-    if (!locked)
+    if (!ppw_mutex_lock_bounded(&registry_lock))
         return -1;
     for (struct ppw_thread *t = registry; t; t = t->next)
         fn(t, arg);

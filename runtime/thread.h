@@ -85,6 +85,14 @@ void ppw_thread_end_others(void);
 /* fork() child: forget every inherited thread, keep the caller's state
  * object but drop its inherited files; then re-begin it as thread 0. */
 void ppw_thread_after_fork_child(void);
+/* The CPU-time clock of any thread of this process, by tid (Linux's
+ * encoding, ((~tid) << 3) | CPUCLOCK_SCHED | PERTHREAD): unlike
+ * pthread_getcpuclockid, safe for a thread that just exited (EINVAL). */
+static inline clockid_t ppw_thread_cpu_clock(uint32_t tid)
+{
+    return (clockid_t)((~(unsigned)tid << 3) | 6u);
+}
+
 /* Calls fn on every live thread's state, under the registry lock, which
  * is only tried (the caller may be a signal handler that interrupted its
  * holder): 0, or -1 when it could not be taken. */
