@@ -22,7 +22,7 @@ enum ppw_err_code {
 struct ppw_err {
     int code;
     int64_t offset; /* PPW_ECORRUPT: file offset of the first bad byte; else -1 */
-    char message[512];
+    char message[1024]; /* room for two long paths and the advice after them */
 };
 
 #if defined(__GNUC__) || defined(__clang__)

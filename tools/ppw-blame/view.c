@@ -358,7 +358,7 @@ static int load_job(const struct view_opts *o, struct view_input *in, struct ppw
         rc = note_ranks(in, job, "warning: ranks that could not be read", 2, err);
     for (size_t i = 0; !rc && i < job->count; i++)
         if (!job->ranks[i].loaded) {
-            char line[700];
+            char line[sizeof job->ranks[i].err.message + 32];
             snprintf(line, sizeof line, "  rank %" PRIu32 ": %s", job->ranks[i].rank,
                      job->ranks[i].err.message);
             rc = view_note(in, line, err);
