@@ -82,7 +82,8 @@ void ppw_intrusion_add_timer(struct ppw_run_timer *sum, const struct ppw_run_tim
  * and probe costs, which each thread's costs weigh, summed as they come. */
 struct region_sum {
     struct ppw_run_timer all, outer;
-    uint64_t throttled_calls;
+    uint64_t throttled_calls, sampled_calls;
+    double skipped_calls; /* estimated: calls a sampling gate kept in the program's code */
     double comp_outer_incl, comp_all_incl, comp_all_excl, probe_ns;
     bool seen;
 };
@@ -129,12 +130,21 @@ static void sum_regions(const struct ppw_run *run, struct region_sum *sums,
         for (size_t j = 0; j < th->throttle_count; j++) {
             const struct ppw_run_region *g = ppw_run_find_region(run, th->throttles[j].region);
             struct region_sum *s = &sums[g - run->regions];
-            uint64_t calls = th->throttles[j].calls_after;
+            const struct ppw_run_throttle *tr = &th->throttles[j];
+            uint64_t calls = tr->calls_after;
             s->throttled_calls += calls;
             s->probe_ns += (double)calls * c->throttled_pair_ns;
             it->probes += calls;
             it->probes_throttled += calls;
             it->probe_ns += (double)calls * c->throttled_pair_ns;
+            /* A sampled call runs both probes in full; the calls between
+             * two samples cost a few instructions each, not measured. */
+            s->sampled_calls += tr->sampled_calls;
+            s->skipped_calls += ppw_run_throttle_calls(tr) - (double)calls - (double)tr->sampled_calls;
+            s->probe_ns += (double)tr->sampled_calls * c->pair_ns;
+            it->probes += tr->sampled_calls;
+            it->probes_sampled += tr->sampled_calls;
+            it->probe_ns += (double)tr->sampled_calls * c->pair_ns;
             s->seen = true;
         }
         in->threads_in_situ += c->source == PPW_COST_IN_SITU;
@@ -151,9 +161,11 @@ static double clamp(double value, bool *clamped)
 static void fill_region(const struct ppw_run *run, const struct region_sum *s, double ratio,
                         struct ppw_intrusion_region *r)
 {
-    r->calls = s->all.count + s->throttled_calls;
-    r->probes = r->calls;
+    r->calls_skipped = (uint64_t)llround(s->skipped_calls);
+    r->probes = s->all.count + s->throttled_calls + s->sampled_calls;
+    r->calls = r->probes + r->calls_skipped;
     r->probes_throttled = s->throttled_calls;
+    r->probes_sampled = s->sampled_calls;
     r->raw_incl_ns = (double)s->outer.incl_sum_ns;
     r->raw_excl_ns = (double)s->all.excl_sum_ns;
     r->comp_incl_ns = r->raw_incl_ns;
@@ -192,8 +204,9 @@ static int collect_regions(const struct ppw_run *run, struct ppw_intrusion *in, 
     double timed_ns = 0;
     for (size_t i = 0; i < in->nthreads; i++) {
         const struct ppw_intrusion_thread *it = &in->threads[i];
-        timed += it->probes - it->probes_throttled;
-        timed_ns += (double)(it->probes - it->probes_throttled) * it->costs.pair_ns;
+        timed += it->probes - it->probes_throttled - it->probes_sampled;
+        timed_ns += (double)(it->probes - it->probes_throttled - it->probes_sampled) *
+                    it->costs.pair_ns;
     }
     in->pair_ns = timed ? timed_ns / (double)timed : 0;
     size_t n = 0;
@@ -213,6 +226,8 @@ static int collect_regions(const struct ppw_run *run, struct ppw_intrusion *in, 
         in->nflagged += r->flagged;
         in->probes += r->probes;
         in->probes_throttled += r->probes_throttled;
+        in->probes_sampled += r->probes_sampled;
+        in->calls_skipped += r->calls_skipped;
         in->probe_ns += r->probe_ns;
     }
     free(sums);

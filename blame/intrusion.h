@@ -84,9 +84,12 @@ enum ppw_intrusion_sampler {
  * level, as in the profile's rows. */
 struct ppw_intrusion_region {
     const struct ppw_run_region *region;
-    uint64_t calls;                    /* timed calls + calls counted after throttling */
+    uint64_t calls;                    /* probes + calls_skipped */
     uint64_t probes;                   /* probe pairs executed: one per timed or throttled call */
     uint64_t probes_throttled;         /* the throttled ones among them */
+    uint64_t probes_sampled;           /* calls timed 1 in K at a throttled allocation site */
+    uint64_t calls_skipped;            /* the calls between them, estimated: they stayed in
+                                          the program's code (a load and a few instructions) */
     double probe_ns;                   /* their cost: timed x pair_ns + throttled x
                                           throttled_pair_ns, with each thread's probe costs
                                           (0 uncalibrated) */
@@ -102,7 +105,7 @@ struct ppw_intrusion_region {
 struct ppw_intrusion_thread {
     const struct ppw_run_thread *thread;
     struct ppw_probe_costs costs;
-    uint64_t probes, probes_throttled; /* pairs executed */
+    uint64_t probes, probes_throttled, probes_sampled; /* pairs executed */
     double probe_ns;
 };
 
@@ -116,7 +119,7 @@ struct ppw_intrusion {
     struct ppw_intrusion_region *regions; /* by probe_ns, descending; ties by region id */
     size_t nregions;
     size_t nflagged;
-    uint64_t probes, probes_throttled, samples;
+    uint64_t probes, probes_throttled, probes_sampled, calls_skipped, samples;
     double probe_ns, sampler_ns;
     double total_ns; /* probe_ns + sampler_ns */
     double run_ns;   /* the run's span, see span */

@@ -61,6 +61,8 @@ struct ppw_run_config {
     uint32_t modes; /* enum ppw_mode_flag */
     uint32_t callpath_depth;
     uint64_t throttle_calls, throttle_ns;
+    uint64_t throttle_sample;      /* since 1.6: 1 in K calls timed at a throttled allocation site */
+    uint64_t throttle_alloc_calls; /* since 1.6: calls before an allocation site throttles; 0: n/a */
 };
 
 struct ppw_run_calib {
@@ -144,7 +146,23 @@ struct ppw_run_probe {
 struct ppw_run_throttle {
     uint32_t region; /* a defined region id */
     uint64_t calls_before, mean_ns, calls_after;
+    /* Since 1.6, allocation sites: calls timed 1 in about sample_period
+     * after throttling, each standing for sample_period calls. */
+    uint64_t sample_period, sampled_calls, sampled_ns;
 };
+
+/* The calls a throttle slot stands for after throttling, and their time:
+ * counted calls at the mean before throttling, sampled calls scaled up. */
+static inline double ppw_run_throttle_calls(const struct ppw_run_throttle *th)
+{
+    return (double)th->calls_after + (double)th->sampled_calls * (double)th->sample_period;
+}
+
+static inline double ppw_run_throttle_ns(const struct ppw_run_throttle *th)
+{
+    return (double)th->calls_after * (double)th->mean_ns +
+           (double)th->sampled_ns * (double)th->sample_period;
+}
 
 struct ppw_run_thread {
     uint32_t index;

@@ -153,13 +153,22 @@ static int read_config(struct loader *l, const struct rec *r)
     struct ppw_run_config *c = &l->run->config;
     if (l->run->has_config)
         return CORRUPT(l, r->pos, "a second CONFIG record");
-    int rc = check_body(l, r, sizeof(T), "CONFIG");
+    bool since_1_6 = l->file->info.minor >= 6;
+    int rc = check_body(l, r, since_1_6 ? sizeof(T) : PPW_REC_CONFIG_SIZE_1_0, "CONFIG");
     if (rc)
         return rc;
     c->modes = F32(r->body, T, modes);
     c->callpath_depth = F32(r->body, T, callpath_depth);
     c->throttle_calls = F64(r->body, T, throttle_calls);
     c->throttle_ns = F64(r->body, T, throttle_ns);
+    if (since_1_6) {
+        c->throttle_sample = F64(r->body, T, throttle_sample);
+        c->throttle_alloc_calls = F64(r->body, T, throttle_alloc_calls);
+        if (c->throttle_sample > PPW_THROTTLE_SAMPLE_MAX)
+            return CORRUPT(l, r->pos + 8 + offsetof(T, throttle_sample),
+                           "CONFIG throttle_sample %llu is above %u",
+                           (unsigned long long)c->throttle_sample, PPW_THROTTLE_SAMPLE_MAX);
+    }
     l->run->has_config = true;
     return 0;
 }
@@ -878,6 +887,19 @@ static int read_throttle(struct loader *l, const unsigned char *b, size_t pos,
     if (!ppw_run_find_region(l->run, th->region))
         return CORRUPT(l, pos + offsetof(T, region),
                        "throttle slot names region %u, which run.ppw does not define", th->region);
+    if (t->profile_file.minor >= 6) {
+        th->sample_period = F64(b, T, sample_period);
+        th->sampled_calls = F64(b, T, sampled_calls);
+        th->sampled_ns = F64(b, T, sampled_ns);
+        if (th->sample_period > PPW_THROTTLE_SAMPLE_MAX ||
+            (th->sampled_calls && th->sample_period < 2) || (!th->sampled_calls && th->sampled_ns))
+            return CORRUPT(l, pos + offsetof(T, sample_period),
+                           "throttle slot of region %u: %llu calls sampled 1 in %llu taking "
+                           "%llu ns cannot be",
+                           th->region, (unsigned long long)th->sampled_calls,
+                           (unsigned long long)th->sample_period,
+                           (unsigned long long)th->sampled_ns);
+    }
     t->throttle_count++;
     return 0;
 }

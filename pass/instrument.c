@@ -22,7 +22,7 @@ static const char ctor_name[] = "__ppw_gasp_init";
 /* The earliest priority outside the range reserved for the implementation. */
 static const int ctor_priority = 101;
 /* gasp_event_notify's fixed arguments: context, tag, type, file, line, col. */
-enum { FIXED_ARGS = 6, MAX_PAYLOAD = 33 };
+enum { FIXED_ARGS = 6, SITE_ARGS = 2, MAX_PAYLOAD = SITE_ARGS + 33 };
 
 struct call_row {
     unsigned tag;
@@ -59,6 +59,7 @@ struct instrumenter {
     const struct ppw_pass_opts *opts;
     LLVMTypeRef i32, i64, ptr, notify_type;
     LLVMValueRef notify;
+    LLVMValueRef countdown; /* the allocation sites' per-thread countdown, made on first use */
     unsigned zeroext_kind, naked_kind, returns_twice_kind;
     struct ppw_ptrmap callee_rows; /* callee function -> call_rows index + 1 */
     struct file_string *files;
@@ -354,6 +355,61 @@ static struct source_place call_place(struct instrumenter *in, LLVMValueRef call
     return (struct source_place){file_string(in, file, length), line, LLVMGetDebugLocColumn(call)};
 }
 
+/* The call's site record (ppw/gasp.h: struct ppw_gasp_site), its gate
+ * open: {1, 0}. */
+static LLVMValueRef site_record(struct instrumenter *in)
+{
+    LLVMTypeRef fields[] = {in->i32, in->i32};
+    LLVMTypeRef type = LLVMStructTypeInContext(in->context, fields, 2, 0);
+    LLVMValueRef init[] = {LLVMConstInt(in->i32, 1, 0), LLVMConstInt(in->i32, 0, 0)};
+    LLVMValueRef site = LLVMAddGlobal(in->module, type, "__ppw_gasp_site");
+    LLVMSetInitializer(site, LLVMConstStructInContext(in->context, init, 2, 0));
+    LLVMSetLinkage(site, LLVMPrivateLinkage);
+    LLVMSetAlignment(site, 8);
+    return site;
+}
+
+/* The module's per-thread countdown of sampled allocation calls: the
+ * program's own TLS, so that a sampled-out call never leaves its code. */
+static LLVMValueRef sample_countdown(struct instrumenter *in)
+{
+    if (!in->countdown) {
+        in->countdown = LLVMAddGlobal(in->module, in->i32, "__ppw_gasp_countdown");
+        LLVMSetInitializer(in->countdown, LLVMConstInt(in->i32, 0, 0));
+        LLVMSetLinkage(in->countdown, LLVMInternalLinkage);
+        LLVMSetThreadLocal(in->countdown, 1);
+        LLVMSetAlignment(in->countdown, 4);
+    }
+    return in->countdown;
+}
+
+/* Whether this call at an allocation site sends its events, from the
+ * site's gate (ppw/gasp.h), read once into *gate_read:
+ *   take = guard && (gate == 1 || (gate > 1 && --countdown <= 0)),
+ * the countdown reset to the gate when a sampled call is let through.
+ * No branch and no call: a closed or sampled-out site costs a few
+ * instructions. */
+static LLVMValueRef allocation_guard(struct instrumenter *in, LLVMValueRef guard,
+                                     LLVMValueRef site, LLVMValueRef *gate_read)
+{
+    LLVMBuilderRef b = in->builder;
+    LLVMValueRef one = LLVMConstInt(in->i32, 1, 0);
+    LLVMValueRef gate = LLVMBuildLoad2(b, in->i32, site, "gasp.site.gate");
+    LLVMSetOrdering(gate, LLVMAtomicOrderingMonotonic);
+    LLVMSetAlignment(gate, 4);
+    LLVMValueRef countdown = sample_countdown(in);
+    LLVMValueRef left = LLVMBuildLoad2(b, in->i32, countdown, "gasp.countdown");
+    LLVMValueRef next = LLVMBuildSub(b, left, one, "");
+    LLVMValueRef every = LLVMBuildICmp(b, LLVMIntEQ, gate, one, "");
+    LLVMValueRef sampled = LLVMBuildICmp(b, LLVMIntSGT, gate, one, "");
+    LLVMValueRef due = LLVMBuildICmp(b, LLVMIntSLT, next, one, "");
+    LLVMValueRef hit = LLVMBuildAnd(b, sampled, due, "");
+    LLVMValueRef reset = LLVMBuildSelect(b, hit, gate, next, "");
+    LLVMBuildStore(b, LLVMBuildSelect(b, sampled, reset, left, ""), countdown);
+    *gate_read = LLVMBuildSExt(b, gate, in->i64, "");
+    return LLVMBuildAnd(b, guard, LLVMBuildOr(b, every, hit, ""), "gasp.site.on");
+}
+
 /* `fallback_loc` is for calls without a location of their own: in a
  * function with debug info, a call to a GASP function that has some would
  * otherwise fail the verifier. */
@@ -368,12 +424,22 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
         loc = fallback_loc;
     LLVMValueRef after = LLVMGetNextInstruction(call); /* calls never end a block */
     LLVMValueRef payload[MAX_PAYLOAD];
+    LLVMValueRef record = site_record(in);
+    payload[0] = record;
+    payload[1] = LLVMConstInt(in->i64, 1, 0);
+    if (row->op == PPW_OP_MEM_ALLOC || row->op == PPW_OP_MEM_FREE) {
+        LLVMPositionBuilderBefore(in->builder, call);
+        LLVMSetCurrentDebugLocation2(in->builder, loc);
+        guard = allocation_guard(in, guard, record, &payload[1]);
+    }
+    unsigned tag = row->tag | GASP_PPW_SITE;
 
     enter_guarded_block(in, guard, call, loc);
-    build_notify(in, row->tag, GASP_START, &place, payload,
-                 build_payload(in, row, call, 0, payload));
+    build_notify(in, tag, GASP_START, &place, payload,
+                 SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
     enter_guarded_block(in, guard, after, loc);
-    build_notify(in, row->tag, GASP_END, &place, payload, build_payload(in, row, call, 1, payload));
+    build_notify(in, tag, GASP_END, &place, payload,
+                 SITE_ARGS + build_payload(in, row, call, 1, payload + SITE_ARGS));
     in->calls++;
 }
 

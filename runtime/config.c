@@ -216,6 +216,14 @@ void ppw_config_load(void)
     get_number("PPW_THROTTLE_USEC", 0, 10000000, NULL, "microseconds from 0 to 10000000",
                &usec);
     ppw_config.throttle_ns = usec * 1000;
+    ppw_config.throttle_alloc_calls = 1000;
+    get_number("PPW_THROTTLE_ALLOC_CALLS", 1, UINT32_MAX, NULL, "a call count from 1",
+               &ppw_config.throttle_alloc_calls);
+    uint64_t sample = 1000;
+    get_number("PPW_THROTTLE_SAMPLE", 0, PPW_THROTTLE_SAMPLE_MAX, NULL,
+               "a count from 0 to 1000000 (0: none)",
+               &sample);
+    ppw_config.throttle_sample = (uint32_t)sample;
     uint64_t window = 1024 * 1024;
     get_number("PPW_BUFFER", 64 * 1024, 256 * 1024 * 1024, size_units,
                "a size from 64K to 256M", &window);

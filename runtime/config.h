@@ -29,6 +29,10 @@ struct ppw_config {
     unsigned callpath_depth;      /* PPW_CALLPATH: flat 1, parent 2, full PPW_CALLPATH_MAX */
     uint64_t throttle_calls;      /* PPW_THROTTLE_CALLS; 0 disables throttling */
     uint64_t throttle_ns;         /* PPW_THROTTLE_USEC * 1000 */
+    uint64_t throttle_alloc_calls; /* PPW_THROTTLE_ALLOC_CALLS: calls after which a tiny
+                                      allocation site is throttled */
+    uint32_t throttle_sample;     /* PPW_THROTTLE_SAMPLE: 1 in K calls timed at a throttled
+                                     allocation site; 0: none */
     size_t window;                /* PPW_BUFFER: bytes mapped per stream window */
     int verbose;                  /* PPW_VERBOSE */
     int record_all_env;           /* PPW_RECORD_ENV=all: run.ppw records the whole environment */

@@ -107,6 +107,13 @@ static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int 
         entry = ppw_now_ns();
     }
     int saved = errno;
+    struct ppw_gasp_site *site = NULL;
+    int64_t gate_read = 1;
+    if (tag & GASP_PPW_SITE) {
+        tag &= ~GASP_PPW_SITE;
+        site = va_arg(*ap, struct ppw_gasp_site *);
+        gate_read = va_arg(*ap, int64_t);
+    }
     if (tag >= GASP_MPI_INIT && tag <= GASP_MPI_WAITANY) {
         if (type == GASP_START)
             ppw_gasp_mpi_depth++;
@@ -117,7 +124,7 @@ static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int 
     if (!t)
         goto out;
     if (t->measuring)
-        kind = ppw_measure_event(t, tag, type, file, line, col, ap, &now);
+        kind = ppw_measure_event(t, tag, type, file, line, col, site, gate_read, ap, &now);
     /* The module map follows the program's own dlopen/dlclose calls. */
     if (__builtin_expect((tag == GASP_C_DLOPEN || tag == GASP_C_DLCLOSE) && type == GASP_END, 0))
         ppw_modules_rescan();
@@ -201,7 +208,7 @@ PPW_EXPORT void ppw_event_notify_(unsigned int evttag, gasp_evttype_t evttype, c
 {
     va_list ap;
     va_start(ap, line);
-    notify(evttag, evttype, file, line, 0, &ap);
+    notify(evttag & ~GASP_PPW_SITE, evttype, file, line, 0, &ap); /* no site records here */
     va_end(ap);
 }
 

@@ -17,6 +17,7 @@
 #include "hash.h"
 #include "lifecycle.h"
 #include "ppw/crc32c.h"
+#include "ppw/gasp_events.h"
 #include "ppw/run_format.h"
 #include "regions.h"
 #include "runfile.h"
@@ -59,6 +60,8 @@ struct region_state {
     uint32_t throttled;
     uint32_t throttle_slot; /* slot index + 1; 0: none yet */
     unsigned char *gate;    /* GASP_C_FUNC_GATED's enable switch, when given */
+    struct ppw_gasp_site *site; /* the last allocation site seen in this region */
+    uint64_t sampled_calls, sampled_ns; /* calls timed 1 in about throttle_sample */
 };
 
 struct cache_entry {
@@ -96,7 +99,11 @@ struct ppw_measure_thread {
     struct ppw_thread *thread;
     int profile_on, trace_on, scratch;
     unsigned depth; /* callpath depth */
-    uint64_t throttle_calls, throttle_ns;
+    uint64_t throttle_calls, throttle_ns, throttle_alloc_calls;
+    uint32_t throttle_sample; /* 0: throttled allocation sites go quiet */
+    uint32_t sampled_region;  /* the sampled call open on this thread, 0: none */
+    uint64_t sampled_start;
+    uint64_t gate_rng;        /* spacing of sampled calls */
     struct frame *stack;
     uint32_t top, stack_cap;
     struct region_state *regions;
@@ -474,6 +481,28 @@ static void throttle_update(struct ppw_measure_thread *m, struct region_state *r
     }
     s = slot_at(m, r->throttle_slot - 1);
     s->calls_after = r->calls_after;
+    if (r->sampled_calls) {
+        s->sample_period = m->throttle_sample;
+        s->sampled_calls = r->sampled_calls;
+        s->sampled_ns = r->sampled_ns;
+    }
+}
+
+/* An allocation site's gate after throttling: one call in about
+ * throttle_sample, spaced at random in [K/2, 3K/2) so that no loop's
+ * period aliases with it; 0 (quiet) when sampling is off. */
+static void gate_sampled(struct ppw_measure_thread *m, struct ppw_gasp_site *site)
+{
+    int gate = 0;
+    if (m->throttle_sample > 1) {
+        m->gate_rng = m->gate_rng * 6364136223846793005ull + 1442695040888963407ull;
+        gate = (int)(m->throttle_sample / 2 + (uint32_t)(m->gate_rng >> 33) % m->throttle_sample);
+        if (gate < 2)
+            gate = 2;
+    } else if (m->throttle_sample == 1) {
+        gate = 1;
+    }
+    __atomic_store_n(&site->gate, gate, __ATOMIC_RELAXED);
 }
 
 static void throttle(struct ppw_measure_thread *m, struct region_state *r, uint32_t region)
@@ -484,6 +513,8 @@ static void throttle(struct ppw_measure_thread *m, struct region_state *r, uint3
      * every thread: a throttled probe then costs a load and a branch. */
     if (r->gate && !m->scratch)
         __atomic_store_n(r->gate, 0, __ATOMIC_RELAXED);
+    if (r->site && !m->scratch)
+        gate_sampled(m, r->site);
     throttle_update(m, r, region);
     if (!m->scratch && ppw_regions_claim_note(region))
         ppw_runfile_note(0, "throttled region %s after %llu calls, mean %llu ns (thread %u)",
@@ -541,8 +572,10 @@ static void close_top(struct ppw_measure_thread *m, uint64_t now, uint32_t flags
     struct region_state *r = &m->regions[region];
     r->calls++;
     r->incl_sum += incl;
-    if (!r->throttled && m->throttle_calls && r->calls >= m->throttle_calls &&
-        mean_below(r, m->throttle_ns))
+    /* Allocation sites throttle sooner: their calls are the cheapest,
+     * and they go on being sampled. */
+    uint64_t limit = r->site ? m->throttle_alloc_calls : m->throttle_calls;
+    if (!r->throttled && m->throttle_calls && r->calls >= limit && mean_below(r, m->throttle_ns))
         throttle(m, r, region);
 }
 
@@ -694,13 +727,52 @@ static void trace_event(struct ppw_measure_thread *m, uint32_t region, gasp_evtt
         ppw_stream_commit(m->trace);
 }
 
+/* A call at an allocation site let through 1 in about throttle_sample
+ * (ppw/gasp.h): timed apart from the region's timers, which it must not
+ * skew, and never pushed, since nothing is instrumented inside it. */
+static void sampled_call(struct ppw_measure_thread *m, struct region_state *r, uint32_t region,
+                         gasp_evttype_t type, struct ppw_gasp_site *site)
+{
+    if (type == GASP_START) {
+        m->sampled_region = region;
+        m->sampled_start = ppw_now_ns();
+        return;
+    }
+    if (type != GASP_END || m->sampled_region != region)
+        return;
+    uint64_t now = ppw_now_ns();
+    m->sampled_region = 0;
+    r->sampled_calls++;
+    r->sampled_ns += now > m->sampled_start ? now - m->sampled_start : 0;
+    if (!r->throttle_slot && !r->throttled)
+        r->mean_ns = r->calls ? r->incl_sum / r->calls : 0;
+    struct frame *p = &m->stack[m->top];
+    p->subcalls++;
+    p->rec_child++;
+    p->rec_desc++;
+    r->site = site;
+    gate_sampled(m, site); /* the next spacing */
+    throttle_update(m, r, region);
+}
+
+static bool is_allocation(const struct ppw_tag_info *ti)
+{
+    return ti && (ti->op == PPW_OP_MEM_ALLOC || ti->op == PPW_OP_MEM_FREE);
+}
+
 enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
-                                      const char *file, int line, int col, va_list *ap,
+                                      const char *file, int line, int col,
+                                      struct ppw_gasp_site *site, int64_t gate_read, va_list *ap,
                                       uint64_t *clock_read)
 {
     struct ppw_measure_thread *m = t->measure;
-    if (!m)
+    if (!m) {
+        /* Nothing measures events in this process: close the site, so
+         * that its calls stop coming here at all. */
+        if (site && !(ppw_config.modes & (PPW_MODE_PROFILE | PPW_MODE_TRACE)))
+            __atomic_store_n(&site->gate, 0, __ATOMIC_RELAXED);
         return PPW_PROBE_OTHER;
+    }
     /* START reads the clock last (only its trace record follows) and END
      * as early as it can, so that little of ppw's own work lands inside
      * the region (inner_ns); a throttled END does not read it at all. */
@@ -718,11 +790,26 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
         if (type == GASP_END && top->funcsig == funcsig && funcsig)
             region = top->region; /* the usual END: no lookup */
     }
-    if (!region)
+    if (site && !m->scratch && (region = __atomic_load_n(&site->region, __ATOMIC_RELAXED)))
+        ti = ppw_regions_tag(tag); /* resolved once, then indexed */
+    if (!region) {
         region = resolve(m, tag, funcsig, file, line, col, &desc, &ti);
+        if (site && region && !m->scratch)
+            __atomic_store_n(&site->region, region, __ATOMIC_RELAXED);
+    }
     struct region_state *r = region ? region_state(m, region) : NULL;
     if (!r)
         return PPW_PROBE_OTHER;
+    if (site && is_allocation(ti) && !m->scratch) {
+        if (gate_read > 1) {
+            sampled_call(m, r, region, type, site);
+            return PPW_PROBE_OTHER;
+        }
+        r->site = site;
+        /* Another site of a region this thread throttled: sample it too. */
+        if (r->throttled && m->throttle_sample != 1)
+            gate_sampled(m, site);
+    }
     if (gate) {
         r->gate = gate;
         /* The same function in a library loaded again: its switch is set
@@ -879,6 +966,9 @@ static struct ppw_measure_thread *state_new(struct ppw_thread *t, int scratch)
     m->depth = callpath_depth();
     m->throttle_calls = scratch ? 0 : ppw_config.throttle_calls;
     m->throttle_ns = ppw_config.throttle_ns;
+    m->throttle_sample = ppw_config.throttle_sample;
+    m->throttle_alloc_calls = ppw_config.throttle_alloc_calls;
+    m->gate_rng = (uint64_t)(uintptr_t)m ^ ppw_now_ns();
     m->prof.fd = -1;
     m->stack_cap = STACK_INITIAL;
     m->cache_mask = m->paths_mask = TABLE_INITIAL - 1;
@@ -1118,7 +1208,9 @@ int ppw_measure_init(void)
     config_rec = (struct ppw_rec_config){.modes = ppw_config.modes,
                                          .callpath_depth = callpath_depth(),
                                          .throttle_calls = ppw_config.throttle_calls,
-                                         .throttle_ns = ppw_config.throttle_ns};
+                                         .throttle_ns = ppw_config.throttle_ns,
+                                         .throttle_sample = ppw_config.throttle_sample,
+                                         .throttle_alloc_calls = ppw_config.throttle_alloc_calls};
     if (!fork_child) { /* a fork()ed child keeps its parent's */
         ppw_regions_init();
         calib_rec = (struct ppw_rec_calib){0};

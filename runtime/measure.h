@@ -33,11 +33,14 @@ enum ppw_probe_kind {
 };
 
 /* One GASP event on thread t (the entry points have set the guard and
- * saved errno).  ap holds the event's varargs; may be NULL when there are
- * none.  *now is set to the clock read the event's timing used (START,
- * END), else left alone. */
+ * saved errno).  site and gate_read are a wrapped call's site record and
+ * the gate its code read (ppw/gasp.h, GASP_PPW_SITE), or NULL and 1.  ap
+ * holds the event's other varargs; may be NULL when there are none.  *now
+ * is set to the clock read the event's timing used (START, END), else
+ * left alone. */
 enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, gasp_evttype_t type,
-                                      const char *file, int line, int col, va_list *ap,
+                                      const char *file, int line, int col,
+                                      struct ppw_gasp_site *site, int64_t gate_read, va_list *ap,
                                       uint64_t *now);
 
 /* Probe windows (docs/runtime.md, "In-situ probe cost"): an entry point

@@ -385,7 +385,7 @@ static void record(unsigned int tag, gasp_evttype_t type, ...)
         va_list ap;
         va_start(ap, type);
         uint64_t unused;
-        ppw_measure_event(t, tag, type, NULL, 0, 0, &ap, &unused);
+        ppw_measure_event(t, tag, type, NULL, 0, 0, NULL, 1, &ap, &unused);
         va_end(ap);
     }
     guard_leave(t);

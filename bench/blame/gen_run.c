@@ -214,7 +214,7 @@ static void write_run_file(struct run_file *f, const struct run_image *exe, cons
         PPW_METRIC_POSIX_CPU_TIMER, PPW_UNIT_NS, PERIOD_NS, 10, 34, 128, 0};
     const char *metric_strings[] = {"cpu-clock", "", NULL};
     rf_record(f, PPW_RUN_METRIC, &metric, sizeof metric, NULL, 0, metric_strings);
-    struct ppw_rec_config config = {PPW_MODE_SAMPLE, 1, 0, 0};
+    struct ppw_rec_config config = {PPW_MODE_SAMPLE, 1, 0, 0, 0, 0};
     rf_record(f, PPW_RUN_CONFIG, &config, sizeof config, NULL, 0, NULL);
     rf_module(f, PPW_RUN_MODULE, exe, PPW_MODULE_EXE);
     for (uint32_t t = 0; t < NTHREADS; t++) {

@@ -85,6 +85,27 @@ unsigned int gasp_create_event(gasp_context_t context, const char *name, const c
  * Otherwise the same event as GASP_C_FUNC. */
 #define GASP_C_FUNC_GATED 1007u
 
+/* ppw extension: a wrapped call's site record.  The pass makes one per
+ * call it wraps (a private global of the program) and, with the tag's
+ * GASP_PPW_SITE bit set, passes it and the gate it read ahead of the
+ * tag's own operands:
+ *   S,E  struct ppw_gasp_site *site, int64_t gate_read, operands...
+ * The tool caches the site's region in `region`, so that a hot site is
+ * resolved once and then indexed.  At allocation sites (PPW_OP_MEM_ALLOC
+ * and PPW_OP_MEM_FREE rows) the compiled code also obeys `gate`, read once
+ * per call so that START and END stay paired:
+ *   0      no events (the tool is not measuring);
+ *   1      every call;
+ *   K > 1  about one call in K: a per-thread countdown in the program
+ *          counts the site's calls and is reset to the gate it read at
+ *          each call it lets through; the tool weighs such calls by K.
+ * The tool may change `gate` at any time (relaxed atomic stores). */
+#define GASP_PPW_SITE 0x40000000u
+struct ppw_gasp_site {
+    int gate;            /* read by compiled code; written by the tool */
+    unsigned int region; /* the tool's cache; 0 until the first event */
+};
+
 /* pthreads */
 #define GASP_PTHREAD_CREATE 1100u
 #define GASP_PTHREAD_JOIN 1101u

@@ -30,9 +30,10 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 5 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
+#define PPW_RUN_MINOR 6 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
                            1.3: PPW_EVT_OMP; 1.4: THREAD_END sampling faults, ENV left_out;
-                           1.5: CHECKSUM records, sealed profile files */
+                           1.5: CHECKSUM records, sealed profile files;
+                           1.6: sampled throttled calls (THROTTLE slot, CONFIG) */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -173,7 +174,13 @@ struct ppw_rec_config {
     uint32_t callpath_depth; /* 1 flat, 2 parent, up to PPW_CALLPATH_MAX full */
     uint64_t throttle_calls; /* 0: throttling off */
     uint64_t throttle_ns;    /* mean inclusive time below which a region is throttled */
+    /* Since 1.6: after throttling, about one call in this many at an
+     * allocation site is still timed (PPW_THROTTLE_SAMPLE); 0: none. */
+    uint64_t throttle_sample;
+    uint64_t throttle_alloc_calls; /* calls after which an allocation site may be throttled */
 };
+#define PPW_THROTTLE_SAMPLE_MAX 1000000u
+#define PPW_REC_CONFIG_SIZE_1_0 24
 
 /* Probe costs measured at start-up (seed 001: compensate, and show both). */
 struct ppw_rec_calib {
@@ -400,6 +407,12 @@ struct ppw_rec_throttle {
     uint64_t calls_before; /* recorded calls when throttling started */
     uint64_t mean_ns;      /* their mean inclusive time then */
     uint64_t calls_after;  /* calls made since, counted but not timed */
+    /* Since 1.6 (zero before): allocation sites keep timing about one call
+     * in sample_period after throttling, without counting the others;
+     * they stand for sampled_calls * sample_period calls. */
+    uint64_t sample_period;
+    uint64_t sampled_calls; /* calls timed so */
+    uint64_t sampled_ns;    /* their inclusive time */
 };
 
 /* Probe windows of one thread: about one GASP event in window_period is

@@ -40,9 +40,11 @@ emit_ir() {
     PPW_PASS_OPTIONS=$options "$clang" -g -fpass-plugin="$plugin" -S -emit-llvm "$@" -o "$out"
 }
 
-# events IR: "tag type" of every inserted call, one per line.
+# events IR: "tag type" of every inserted call, one per line; a wrapped
+# call's tag without its GASP_PPW_SITE bit (2^30, ppw/gasp.h).
 events() {
-    sed -n 's/.*@gasp_event_notify(ptr null, i32 \([0-9]*\), i32 \([0-9]\),.*/\1 \2/p' "$1"
+    sed -n 's/.*@gasp_event_notify(ptr null, i32 \([0-9]*\), i32 \([0-9]\),.*/\1 \2/p' "$1" |
+        awk '{ print ($1 >= 1073741824 ? $1 - 1073741824 : $1), $2 }'
 }
 
 case_ir() {

@@ -10,6 +10,10 @@
 // One private string per file, one weak tool, one constructor per module.
 // CHECK: [[FILE:@__ppw_gasp_file[.0-9]*]] = private constant {{.*}} c"{{.*}}gasp_calls.c\00"
 // CHECK-NOT: __ppw_gasp_func
+// Every wrapped call has a site record, its gate open (ppw/gasp.h); the
+// allocation sites share the module's per-thread countdown.
+// CHECK: @__ppw_gasp_site{{[.0-9]*}} = private global { i32, i32 } { i32 1, i32 0 }, align 8
+// CHECK: @__ppw_gasp_countdown = internal thread_local global i32 0
 // CHECK: @llvm.global_ctors = appending global {{.*}} { i32 101, ptr @__ppw_gasp_init, ptr null }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -24,14 +28,14 @@ void *worker(void *arg)
     long *values = arg;
     // CHECK: [[ON:%[0-9]+]] = icmp ne ptr @gasp_event_notify, null
     // CHECK: br i1 [[ON]],
-    // CHECK: call void (ptr, i32, i32, ptr, i32, i32, ...) @gasp_event_notify(ptr null, i32 1102, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, i64 ptrtoint (ptr @lock to i64)), !dbg
+    // CHECK: call void (ptr, i32, i32, ptr, i32, i32, ...) @gasp_event_notify(ptr null, i32 1073742926, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64)), !dbg
     // CHECK: call {{.*}}i32 @pthread_mutex_lock(ptr {{.*}}@lock)
-    // CHECK: @gasp_event_notify(ptr null, i32 1102, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742926, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
     pthread_mutex_lock(&lock);
     total += values[0];
-    // CHECK: @gasp_event_notify(ptr null, i32 1104, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, i64 ptrtoint (ptr @lock to i64)), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742928, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64)), !dbg
     // CHECK: call {{.*}}i32 @pthread_mutex_unlock(ptr {{.*}}@lock)
-    // CHECK: @gasp_event_notify(ptr null, i32 1104, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742928, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
     pthread_mutex_unlock(&lock);
     // CHECK-NOT: i32 1000,
     // CHECK: ret ptr null
@@ -44,41 +48,47 @@ int main(int argc, char **argv)
     (void)argv;
     size_t n = (size_t)argc * 16;
     // malloc(size_t): START carries the size; END the size and the pointer.
-    // CHECK: @gasp_event_notify(ptr null, i32 1001, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 20, i64 [[SIZE:%[0-9]+]]), !dbg
+    // The gate is read once, atomically, and the countdown stepped, before
+    // START; both events pass the same site and the gate read.
+    // CHECK: [[GATE:%[0-9]+]] = load atomic i32, ptr [[SITE:@__ppw_gasp_site[.0-9]*]] monotonic
+    // CHECK: load i32, ptr @__ppw_gasp_countdown
+    // CHECK: store i32 {{%[0-9]+}}, ptr @__ppw_gasp_countdown
+    // CHECK: [[READ:%[0-9]+]] = sext i32 [[GATE]] to i64
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 20, ptr [[SITE]], i64 [[READ]], i64 [[SIZE:%[0-9]+]]), !dbg
     // CHECK: call {{.*}}ptr @malloc(i64 {{.*}}[[SIZE]])
-    // CHECK: @gasp_event_notify(ptr null, i32 1001, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 20, i64 [[SIZE]], i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 20, ptr [[SITE]], i64 [[READ]], i64 [[SIZE]], i64 {{[^,]+}}), !dbg
     long *values = malloc(n * sizeof *values);
     // calloc(nmemb, size): two operands, then the pointer.
-    // CHECK: @gasp_event_notify(ptr null, i32 1004, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 19, i64 [[NMEMB:%[0-9]+]], i64 8), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742828, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 19, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 [[NMEMB:%[0-9]+]], i64 8), !dbg
     // CHECK: call {{.*}}ptr @calloc(
-    // CHECK: @gasp_event_notify(ptr null, i32 1004, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 19, i64 [[NMEMB]], i64 8, i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742828, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 19, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 [[NMEMB]], i64 8, i64 {{[^,]+}}), !dbg
     long *zeros = calloc(n, sizeof *zeros);
     keep = zeros;
     // realloc(ptr, size): the old pointer, the size, then the new pointer.
-    // CHECK: @gasp_event_notify(ptr null, i32 1002, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 14, i64 {{[^,]+}}, i64 [[RSIZE:%[0-9]+]]), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742826, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 14, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}, i64 [[RSIZE:%[0-9]+]]), !dbg
     // CHECK: call {{.*}}ptr @realloc(
-    // CHECK: @gasp_event_notify(ptr null, i32 1002, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 14, i64 {{[^,]+}}, i64 [[RSIZE]], i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742826, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 14, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}, i64 [[RSIZE]], i64 {{[^,]+}}), !dbg
     values = realloc(values, 2 * n * sizeof *values);
     values[0] = 41;
     pthread_t thread;
     // pthread_create forwards the start routine.
-    // CHECK: @gasp_event_notify(ptr null, i32 1100, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, i64 ptrtoint (ptr @worker to i64)), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742924, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @worker to i64)), !dbg
     // CHECK: call {{.*}}i32 @pthread_create(
-    // CHECK: @gasp_event_notify(ptr null, i32 1100, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, i64 ptrtoint (ptr @worker to i64), i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742924, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @worker to i64), i64 {{[^,]+}}), !dbg
     pthread_create(&thread, NULL, worker, values);
     // pthread_join forwards the thread id (an unsigned long: no extension).
-    // CHECK: @gasp_event_notify(ptr null, i32 1101, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, i64 [[THREAD:%[0-9]+]]), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742925, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 [[THREAD:%[0-9]+]]), !dbg
     // CHECK: call {{.*}}i32 @pthread_join(i64 {{.*}}[[THREAD]],
-    // CHECK: @gasp_event_notify(ptr null, i32 1101, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, i64 [[THREAD]], i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742925, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 [[THREAD]], i64 {{[^,]+}}), !dbg
     pthread_join(thread, NULL);
     // Unwrapped calls stay as they were.
     // CHECK-NOT: @gasp_event_notify
     // CHECK: call {{.*}} @printf(
     printf("%ld\n", total + argc);
     // free(ptr): no result, so START and END both carry one operand.
-    // CHECK: @gasp_event_notify(ptr null, i32 1003, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742827, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
     // CHECK: call void @free(
-    // CHECK: @gasp_event_notify(ptr null, i32 1003, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742827, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
     free(values);
     // CHECK-NOT: i32 1000,
     // CHECK: ret i32 0

@@ -9,8 +9,8 @@
 // CHECK-NOT: "instrument-function-
 // CHECK-LABEL: define {{.*}}i32 @quiet(
 // CHECK-NOT: i32 1007,
-// CHECK: @gasp_event_notify(ptr null, i32 1001, i32 0,
-// CHECK: @gasp_event_notify(ptr null, i32 1003, i32 1,
+// CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 0,
+// CHECK: @gasp_event_notify(ptr null, i32 1073742827, i32 1,
 // CHECK-NOT: i32 1007,
 // CHECK: ret i32
 __attribute__((no_instrument_function)) int quiet(int x)

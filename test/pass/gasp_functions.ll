@@ -100,9 +100,9 @@ define available_externally i32 @elsewhere() {
 ; Function events enclose the call events, in order.
 ; CHECK-LABEL: define void @caller(
 ; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 0, ptr null, i32 0, i32 0, ptr [[CALLER]], ptr {{@__ppw_gasp_gate[.0-9]*}})
-; CHECK: @gasp_event_notify(ptr null, i32 1003, i32 0, ptr null, i32 0, i32 0, i64 %{{.+}})
+; CHECK: @gasp_event_notify(ptr null, i32 1073742827, i32 0, ptr null, i32 0, i32 0, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 %{{.+}})
 ; CHECK: call void @free(ptr %p)
-; CHECK: @gasp_event_notify(ptr null, i32 1003, i32 1, ptr null, i32 0, i32 0, i64 %{{.+}})
+; CHECK: @gasp_event_notify(ptr null, i32 1073742827, i32 1, ptr null, i32 0, i32 0, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 %{{.+}})
 ; CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr null, i32 0, i32 0, ptr [[CALLER]], ptr {{@__ppw_gasp_gate[.0-9]*}})
 ; CHECK-NEXT: br label
 ; CHECK: ret void

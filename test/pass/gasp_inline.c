@@ -17,9 +17,9 @@ static int *make(int n);
 
 // CHECK-LABEL: define {{.*}}i32 @main(
 // CHECK: @gasp_event_notify(ptr null, i32 1007, i32 0, ptr [[FILE:@__ppw_gasp_file[.0-9]*]], i32 [[@LINE+6]], i32 0, ptr [[MAIN]], ptr {{@__ppw_gasp_gate[.0-9]*}}), !dbg [[MAIN_ENTRY:![0-9]+]]
-// O2: @gasp_event_notify(ptr null, i32 1001, i32 0, ptr [[FILE]], i32 [[@LINE+27]], i32 12, i64 {{[^,]+}}), !dbg
+// O2: @gasp_event_notify(ptr null, i32 1073742825, i32 0, ptr [[FILE]], i32 [[@LINE+27]], i32 12, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
 // O2: call {{.*}}@malloc(
-// O2: @gasp_event_notify(ptr null, i32 1001, i32 1, ptr [[FILE]], i32 [[@LINE+25]], i32 12, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
+// O2: @gasp_event_notify(ptr null, i32 1073742825, i32 1, ptr [[FILE]], i32 [[@LINE+25]], i32 12, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
 // CHECK: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr [[FILE]], i32 [[@LINE+2]], i32 0, ptr [[MAIN]], ptr {{@__ppw_gasp_gate[.0-9]*}}), !dbg
 // CHECK-NEXT: br label
 int main(int argc, char **argv)
@@ -36,9 +36,9 @@ int main(int argc, char **argv)
 // O2-NOT: define {{.*}}@make(
 // O0-LABEL: define internal ptr @make(
 // O0: @gasp_event_notify(ptr null, i32 1007, i32 0, ptr [[FILE]], i32 [[@LINE+6]], i32 0, ptr [[MAKE]], ptr {{@__ppw_gasp_gate[.0-9]*}}), !dbg [[MAKE_ENTRY:![0-9]+]]
-// O0: @gasp_event_notify(ptr null, i32 1001, i32 0, ptr [[FILE]], i32 [[@LINE+8]], i32 12, i64 {{[^,]+}}), !dbg
+// O0: @gasp_event_notify(ptr null, i32 1073742825, i32 0, ptr [[FILE]], i32 [[@LINE+8]], i32 12, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
 // O0: call {{.*}}@malloc(
-// O0: @gasp_event_notify(ptr null, i32 1001, i32 1, ptr [[FILE]], i32 [[@LINE+6]], i32 12, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
+// O0: @gasp_event_notify(ptr null, i32 1073742825, i32 1, ptr [[FILE]], i32 [[@LINE+6]], i32 12, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 {{[^,]+}}, i64 {{[^,]+}}), !dbg
 // O0: @gasp_event_notify(ptr null, i32 1007, i32 1, ptr [[FILE]], i32 [[@LINE+2]], i32 0, ptr [[MAKE]], ptr {{@__ppw_gasp_gate[.0-9]*}}), !dbg
 // O0-NEXT: br label
 static int *make(int n)

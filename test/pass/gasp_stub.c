@@ -91,6 +91,15 @@ void gasp_event_notify(gasp_context_t context, unsigned int tag, gasp_evttype_t 
         va_end(args);
         return;
     }
+    /* Every wrapped call carries its site record and the gate its code
+     * read: a fresh site's gate is open (1), and the record is the same
+     * for the call's START and END. */
+    if (!(tag & GASP_PPW_SITE))
+        abort();
+    tag &= ~GASP_PPW_SITE;
+    struct ppw_gasp_site *site = va_arg(args, struct ppw_gasp_site *);
+    if (!site || site->gate != 1 || va_arg(args, int64_t) != 1)
+        abort();
     size_t row = 0;
     while (row < COUNT(call_rows) && call_rows[row].tag != tag)
         row++;

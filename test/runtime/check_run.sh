@@ -1006,6 +1006,59 @@ case_modes() {
         m-none.all.json
 }
 
+# Allocation sites sampled after throttling (docs/runtime.md, "Allocation
+# sites").  alloc_sites.c makes exactly 400,000 calls at its node malloc
+# and node free sites (ITEMS 2000 x ROUNDS 200) in 2 OpenMP threads, and
+# 200 at each of its table sites.  With PPW_THROTTLE_SAMPLE=100 a hot site
+# is timed in full for its first 1000 calls (PPW_THROTTLE_ALLOC_CALLS) on
+# the thread that throttles it, then about 1 call in 100 on either thread,
+# at random spacing uniform in [50, 150): about 4,000 sampled calls.  The
+# estimate (timed + sampled x 100) has a relative sd of about
+# sqrt(1/(12 n)) = 0.5% for n = 4,000 spacings (their variance is 100^2/12);
+# the check allows 10%, 20 sd.  The table sites stay exact.
+case_alloc() {
+    plugin_loadable || skip "an ASan-built plugin cannot load into clang"
+    "$clang" -g -O2 -fopenmp "$programs/alloc_sites.c" -o alloc_sites.plain ||
+        { echo "cannot build alloc_sites" >&2; exit 1; }
+    ppw_cc alloc_sites -fopenmp
+    OMP_NUM_THREADS=2 ./alloc_sites.plain >plain.out
+    local line_of
+    line_of() { grep -n "/\* site: $1 \*/" "$programs/alloc_sites.c" | cut -d: -f1; }
+    local node_malloc node_free table_calloc table_free
+    node_malloc=$(line_of "node malloc") node_free=$(line_of "node free")
+    table_calloc=$(line_of "table calloc") table_free=$(line_of "table free")
+    OMP_NUM_THREADS=2 PPW_THROTTLE_SAMPLE=100 run_ppw a ./alloc_sites.inst
+    cmp -s plain.out a.out || fail "the output changed under ppw"
+    "$blame" profile a --format json >a.json || { fail "ppw-blame profile"; return; }
+    local site='def site($l): [.throttled[] | select(.line == $l)];
+                def exact($l): [.rows[] | select(.line == $l) | .calls] | add;'
+    check "the node sites are sampled 1 in 100 after 1000 timed calls" \
+        "$site [site($node_malloc), site($node_free)] | map(length == 1 and .[0].sample_period == 100
+            and .[0].sampled_calls > 1000 and .[0].calls_before >= 1000 and .[0].estimated) | all" a.json
+    check "their estimated calls are 400,000 within 10%" \
+        "$site [site($node_malloc)[0].calls, site($node_free)[0].calls]
+            | map(. > 360000 and . < 440000) | all" a.json
+    check "the table sites are exact, never throttled" \
+        "$site (site($table_calloc) + site($table_free) | length == 0)
+            and exact($table_calloc) == 200 and exact($table_free) == 200" a.json
+    check "the run records the sampling settings" \
+        '.run.config.throttle_sample == 100 and .run.config.throttle_alloc_calls == 1000' \
+        <("$blame" dump a --format json --what run)
+    # Sampling off: a throttled site's gate closes, so its calls stop
+    # reaching libppw: nothing is counted or sampled after the thread that
+    # throttled it closed it (the other thread's calls in flight at that
+    # moment are at most a few hundred).
+    OMP_NUM_THREADS=2 PPW_THROTTLE_SAMPLE=0 run_ppw q ./alloc_sites.inst
+    cmp -s plain.out q.out || fail "the output changed under ppw (sampling off)"
+    "$blame" profile q --format json >q.json || { fail "ppw-blame profile (sampling off)"; return; }
+    check "sampling off: throttled node sites go quiet" \
+        "$site [site($node_malloc), site($node_free)] | map(length == 1 and .[0].sampled_calls == 0
+            and .[0].calls_after < 1000 and .[0].calls < 3000) | all" q.json
+    # PPW_MODE=none: nothing measures events, the output is the same.
+    OMP_NUM_THREADS=2 PPW_MODE=none run_ppw n ./alloc_sites.inst
+    cmp -s plain.out n.out || fail "the output changed under ppw (PPW_MODE=none)"
+}
+
 case_user_events() {
     "$clang" -g -O2 -I"$here/../../include" "$programs/user_events.c" -o user_events.plain
     "$clang" -g -O2 -I"$here/../../include" "$programs/user_events.c" -o user_events \

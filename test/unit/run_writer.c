@@ -306,7 +306,7 @@ static void build_run_file(struct sample_run *sr, unsigned flags)
     const char *metric_strings[] = {"cpu-clock", "PAPI not available", NULL};
     rf_record(f, PPW_RUN_METRIC, &metric, sizeof metric, NULL, 0, metric_strings);
     struct ppw_rec_config config = {PPW_MODE_PROFILE | PPW_MODE_TRACE | PPW_MODE_SAMPLE, 2, 100000,
-                                    1000};
+                                    1000, 1000, 1000};
     rf_record(f, PPW_RUN_CONFIG, &config, sizeof config, NULL, 0, NULL);
     struct ppw_rec_calib calib = {.iterations = 1000,
                                   .pair_ns = 100.0,
@@ -461,7 +461,7 @@ static void build_profiles(struct sample_run *sr, unsigned flags)
     put_timer(&sr->profile[0], 2, 3, 2, malloc0, 800);
     put_timer(&sr->profile[1], 1, 2, 0, work1, 3.2e8);
     put_timer(&sr->profile[1], 2, 3, 2, malloc1, 1200);
-    struct ppw_rec_throttle th = {PPW_SLOT_THROTTLE, 2, 500, 800, 52000};
+    struct ppw_rec_throttle th = {PPW_SLOT_THROTTLE, 2, 500, 800, 52000, 0, 0, 0};
     rf_slot(&sr->profile[1], &th, sizeof th);
     struct ppw_rec_probe w = {.slot_kind = PPW_SLOT_PROBE,
                               .window_period = 64,

@@ -18,11 +18,12 @@ rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
 expect_status 0 "$PPW_BLAME" intrusion runs/calibrated --format json
 check keys 'keys_unsorted == ["dir", "pid", "finished", "calibrated", "calibration", "probe_costs",
     "flag_ratio",
-    "run_ns", "run_span", "cpu_ns", "threads", "probes", "probes_throttled", "probe_ns",
+    "run_ns", "run_span", "cpu_ns", "threads", "probes", "probes_throttled", "probes_sampled",
+    "calls_skipped", "throttle_sample", "probe_ns",
     "samples", "sampler_ns", "sampler_cost", "total_ns", "share_of_cpu", "share_of_run",
     "flagged", "regions_total", "regions"]
     and (.regions[0] | keys_unsorted == ["region", "name", "kind", "file", "line", "calls",
-    "probes", "probes_throttled", "probe_ns", "raw_incl_ns", "raw_excl_ns", "comp_incl_ns",
+    "probes", "probes_throttled", "probes_sampled", "calls_skipped", "probe_ns", "raw_incl_ns", "raw_excl_ns", "comp_incl_ns",
     "comp_excl_ns", "probe_per_call_ns", "body_per_call_ns", "comp_incl_clamped",
     "comp_excl_clamped", "flagged"])'
 check totals '.calibrated and .calibration.pair_ns == 100 and .calibration.handler_ns == 1500

@@ -30,7 +30,7 @@ one_error_line() {
 expect_status 0 "$PPW_BLAME" dump ppw-prog-4242 --format json
 check top 'keys_unsorted == ["dir", "format", "build_id", "pid", "finished", "run", "threads",
                              "spawns", "samples", "trace", "omp"]
-           and .dir == "ppw-prog-4242" and .format == "1.5" and .pid == 4242 and .finished
+           and .dir == "ppw-prog-4242" and .format == "1.6" and .pid == 4242 and .finished
            and (.build_id | length) == 40'
 check run '.run | keys_unsorted == ["info", "argv", "env", "env_left_out", "metric", "config", "calibration", "mpi",
                                      "finish", "modules", "regions", "notes"]
@@ -150,8 +150,15 @@ check profile_raw '.rows[3] | .calls_recorded == 30 and .incl_min_ns == 3 and .i
     and .file == "prog.c" and .line == 22 and .subcalls == 0'
 check profile_stats '(.rows[1] | .incl_mean_ns == 800 and .excl_stddev_ns == 100
     and .incl_total_ns == 800000 and (.open | not) and .unwound) and (.rows[0].unwound | not)'
-check profile_throttled '.throttled == [{"region": 2, "name": "work", "calls_before": 500,
-    "mean_ns": 800, "calls_after": 52000, "calls": 53500}]'
+# Times in the throttled list are compensated: thread 1's inner cost is 40
+# ns in situ (its probe windows), so the mean before throttling is 800 - 40
+# = 760 ns, and the 52000 counted calls take 52000 x 760 ns; with the 1500
+# timed calls' compensated time (1000 under main, 500 on thread 1) the
+# region took 40.57 ms in all.
+check profile_throttled '.throttled == [{"region": 2, "name": "work", "kind": "function",
+    "file": "prog.c", "line": 20, "calls_before": 500,
+    "mean_ns": 760, "calls_after": 52000, "sample_period": 0, "sampled_calls": 0,
+    "sampled_ns": 0, "calls": 53500, "incl_ns": 40570000, "estimated": false}]'
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242 --format json --sort calls
 check sort_calls '[.rows[].calls] == [1000, 500, 30, 1] and .sort == "calls"'
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242 --format json --sort excl
@@ -163,13 +170,13 @@ check thread '.thread == 1 and [.rows[] | [.callpath, .calls, .calls_recorded, .
 expect_status 0 "$PPW_BLAME" profile ppw-prog-4242
 grep -q '^         1       1000     1000.000     1000.000     1000.000     1000.000      794.970       200.000      128.970         0.000  main \[function prog.c:10\]$' out.txt \
     || fail "profile text row: $(cat out.txt)"
-grep -q '^  work: throttled after 500 calls, mean 0.800 us; 52000 further calls counted (53500 calls in all)$' out.txt \
+grep -q '^  work \[function prog.c:20\]: 53500 calls, 40570.000 us in all; 1500 timed, throttled after 500 (mean 0.760 us), then 52000 counted at that mean$' out.txt \
     || fail "profile text throttled"
 grep -q '^calibration: pair 100 ns, inner 30 ns, throttled pair 10 ns (1000 iterations)$' out.txt \
     || fail "profile text calibration"
 grep -q 'warning' out.txt && fail "warnings for a run that ended normally"
 grep -q '^note: threads still running at exit: 1$' out.txt || fail "profile text at-exit note"
-grep -q 'work <- main \[function prog.c:20\] (some calls unwound)$' out.txt \
+grep -q 'work <- main \[function prog.c:20\] (some calls unwound) (throttled)$' out.txt \
     || fail "profile text unwound"
 ok profile
 

@@ -142,7 +142,7 @@ static void build_profiles(struct run_file *p0, struct run_file *p1, unsigned va
     put_timer(p0, 2, 3, 2, 2000, 100000, 100000, none);
     put_timer(p1, 1, 3, 0, 1000, 40000, 40000, none);
     put_timer(p1, 1, 4, 0, 10, 200, 200, none);
-    struct ppw_rec_throttle th = {PPW_SLOT_THROTTLE, 3, 1000, 40, 5000};
+    struct ppw_rec_throttle th = {PPW_SLOT_THROTTLE, 3, 1000, 40, 5000, 0, 0, 0};
     rf_slot(p1, &th, sizeof th);
 }
 

@@ -91,6 +91,10 @@ static struct ppw_run *load_ok(int line)
     return run;
 }
 #define LOAD_OK() load_ok(__LINE__)
+/* The current format version as the reader names it, "1.6". */
+#define VERSION_TEXT_(major, minor) #major "." #minor
+#define VERSION_TEXT(major, minor) VERSION_TEXT_(major, minor)
+#define CURRENT VERSION_TEXT(PPW_RUN_MAJOR, PPW_RUN_MINOR)
 
 /* Builds the sample run; on failure the test is failed and false returned. */
 static bool build(struct sample_run *sr, unsigned flags)
@@ -961,9 +965,9 @@ static void test_newer_minor_and_unknown_kinds(void)
         const char *needle;
     } current[] = {
         {&sr.run, "run.ppw: corrupt data at byte "},
-        {&sr.samples[0], "record kind 40: run format 1.5 has no such kind in samples files"},
-        {&sr.events[1], "record kind 0: run format 1.5 has no such kind in events files"},
-        {&sr.profile[0], "slot kind 77: run format 1.5 has no such kind in profile files"},
+        {&sr.samples[0], "record kind 40: run format " CURRENT " has no such kind in samples files"},
+        {&sr.events[1], "record kind 0: run format " CURRENT " has no such kind in events files"},
+        {&sr.profile[0], "slot kind 77: run format " CURRENT " has no such kind in profile files"},
     };
     for (size_t i = 0; i < 4; i++) {
         for (size_t k = 0; k < 4; k++)

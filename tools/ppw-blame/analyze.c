@@ -217,11 +217,12 @@ void region_on_thread(const struct ppw_run_thread *t, uint32_t id, double *ns, u
             *ns += (double)t->timers[i].incl_sum_ns;
             *calls += t->timers[i].count;
         }
-    /* Calls after throttling are counted, not timed: at their mean. */
+    /* Calls after throttling are counted (at the mean before) or sampled
+     * (scaled up). */
     for (size_t i = 0; i < t->throttle_count; i++)
         if (t->throttles[i].region == id) {
-            *calls += t->throttles[i].calls_after;
-            *ns += (double)t->throttles[i].calls_after * (double)t->throttles[i].mean_ns;
+            *calls += (uint64_t)llround(ppw_run_throttle_calls(&t->throttles[i]));
+            *ns += ppw_run_throttle_ns(&t->throttles[i]);
         }
 }
 

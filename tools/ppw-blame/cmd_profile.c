@@ -38,7 +38,9 @@ struct row {
     bool has_calls;              /* some thread completed a call: min and max are known */
     bool open;                   /* a call was still running on some thread */
     bool unwound;                /* some calls were closed by an outer END */
-    uint64_t calls_throttled;    /* the region's untimed calls, when this is its only row */
+    uint64_t calls_throttled;    /* the region's untimed calls (estimated when sampled), when
+                                    this is its only row */
+    bool throttled;              /* the region was throttled: see the throttled list */
     double comp_incl, comp_excl; /* summed unclamped per thread, then clamped */
     bool incl_clamped, excl_clamped;
     double key; /* what --sort orders by, descending */
@@ -48,7 +50,14 @@ struct row {
 struct throttled {
     uint32_t region;
     uint64_t calls_before, calls_after, recorded;
-    double mean_sum; /* sum of mean_ns * calls_before, for the weighted mean */
+    double mean_sum; /* sum of mean_ns * calls_before, for the weighted mean (compensated
+                        when calibrated, as every time below) */
+    /* Allocation sites sampled after throttling (run format 1.6). */
+    uint64_t sample_period; /* the largest of the threads' */
+    uint64_t sampled_calls, sampled_ns; /* sampled_ns compensated when calibrated */
+    double calls_untimed; /* after throttling, estimated (ppw_run_throttle_calls) */
+    double untimed_ns;    /* their inclusive time, compensated when calibrated */
+    double recorded_ns;   /* the timed calls' inclusive time, compensated when calibrated */
 };
 
 struct profile {
@@ -200,10 +209,27 @@ static int collect_throttled(struct profile *p)
         return PPW_ENOMEM;
     for (size_t i = 0, k = 0; i < p->run->thread_count; i++) {
         const struct ppw_run_thread *t = &p->run->threads[i];
+        struct ppw_probe_costs costs = {0};
+        if (p->run->has_calib && selected(p, t))
+            ppw_intrusion_probe_costs(p->run, t, &costs);
         for (size_t j = 0; j < t->throttle_count && selected(p, t); j++, k++) {
             const struct ppw_run_throttle *th = &t->throttles[j];
-            all[k] = (struct throttled){th->region, th->calls_before, th->calls_after, 0,
-                                        (double)th->mean_ns * (double)th->calls_before};
+            /* The untimed calls' time without the probe time their timed
+             * samples carried inside (inner_ns a call). */
+            double counted = (double)th->mean_ns - costs.inner_ns;
+            double sampled = (double)th->sampled_ns - (double)th->sampled_calls * costs.inner_ns;
+            double untimed = (double)th->calls_after * (counted > 0 ? counted : 0) +
+                             (double)th->sample_period * (sampled > 0 ? sampled : 0);
+            all[k] = (struct throttled){.region = th->region,
+                                        .calls_before = th->calls_before,
+                                        .calls_after = th->calls_after,
+                                        .mean_sum = (counted > 0 ? counted : 0) *
+                                                    (double)th->calls_before,
+                                        .sample_period = th->sample_period,
+                                        .sampled_calls = th->sampled_calls,
+                                        .sampled_ns = sampled > 0 ? (uint64_t)sampled : 0,
+                                        .calls_untimed = ppw_run_throttle_calls(th),
+                                        .untimed_ns = untimed};
         }
     }
     if (n)
@@ -215,16 +241,26 @@ static int collect_throttled(struct profile *p)
             last->calls_before += all[i].calls_before;
             last->calls_after += all[i].calls_after;
             last->mean_sum += all[i].mean_sum;
+            if (all[i].sample_period > last->sample_period)
+                last->sample_period = all[i].sample_period;
+            last->sampled_calls += all[i].sampled_calls;
+            last->sampled_ns += all[i].sampled_ns;
+            last->calls_untimed += all[i].calls_untimed;
+            last->untimed_ns += all[i].untimed_ns;
         } else {
             all[merged++] = all[i];
         }
     }
     for (size_t i = 0; i < merged; i++) {
         size_t first = 0, rows = region_rows(p, all[i].region, &first);
-        for (size_t k = first; k < first + rows; k++)
+        for (size_t k = first; k < first + rows; k++) {
             all[i].recorded += p->rows[k].t.count;
+            all[i].recorded_ns +=
+                p->run->has_calib ? p->rows[k].comp_incl : (double)p->rows[k].t.incl_sum_ns;
+            p->rows[k].throttled = true;
+        }
         if (rows == 1)
-            p->rows[first].calls_throttled = all[i].calls_after;
+            p->rows[first].calls_throttled = (uint64_t)llround(all[i].calls_untimed);
     }
     p->throttled = all;
     p->throttled_count = merged;
@@ -399,7 +435,9 @@ static void text_row(FILE *out, const struct profile *p, const struct row *r)
     const struct ppw_run_timer *t = &r->t;
     const struct ppw_run_region *g = region_of(p, t->path[0]);
     bool calib = p->run->has_calib;
-    fprintf(out, "%10" PRIu64 " %10" PRIu64, calls(r), t->subcalls);
+    /* The timed calls, which the times are of: a throttled region's
+     * others are in the throttled list. */
+    fprintf(out, "%10" PRIu64 " %10" PRIu64, t->count, t->subcalls);
     if (t->count) {
         text_us(out, (double)t->incl_min_ns);
         text_us(out, (double)t->incl_sum_ns / (double)t->count);
@@ -418,23 +456,40 @@ static void text_row(FILE *out, const struct profile *p, const struct row *r)
     callpath_text(out, p, t);
     fprintf(out, " [%s ", ppw_run_region_kind_name(g->kind));
     cli_text(out, g->file);
-    fprintf(out, ":%" PRIu32 "]%s%s\n", g->line, r->open ? " (a call was running)" : "",
-            r->unwound ? " (some calls unwound)" : "");
+    fprintf(out, ":%" PRIu32 "]%s%s%s\n", g->line, r->open ? " (a call was running)" : "",
+            r->unwound ? " (some calls unwound)" : "", r->throttled ? " (throttled)" : "");
 }
 
+/* One line per throttled region: every call it made and their time, the
+ * untimed part estimated, then how each part was measured. */
 static void text_throttled(FILE *out, const struct profile *p)
 {
     if (p->throttled_count)
-        fputs("\nthrottled regions:\n", out);
+        fputs("\nthrottled regions (tiny and frequent: timed in full until throttled, then "
+              "counted, or at allocation sites timed 1 call in about K; (throttled) rows above "
+              "hold the timed calls only):\n",
+              out);
     for (size_t i = 0; i < p->throttled_count; i++) {
         const struct throttled *th = &p->throttled[i];
+        const struct ppw_run_region *g = region_of(p, th->region);
         double mean = th->calls_before ? th->mean_sum / (double)th->calls_before : 0;
+        bool sampled = th->sampled_calls != 0;
         fputs("  ", out);
         cli_text(out, name_of(p, th->region));
-        fprintf(out,
-                ": throttled after %" PRIu64 " calls, mean %.3f us; %" PRIu64
-                " further calls counted (%" PRIu64 " calls in all)\n",
-                th->calls_before, mean / 1000.0, th->calls_after, th->recorded + th->calls_after);
+        fprintf(out, " [%s ", ppw_run_region_kind_name(g->kind));
+        cli_text(out, g->file);
+        fprintf(out, ":%" PRIu32 "]: %s%.0f calls, %s%.3f us in all; %" PRIu64 " timed", g->line,
+                sampled ? "about " : "", (double)th->recorded + th->calls_untimed,
+                sampled ? "about " : "", (th->recorded_ns + th->untimed_ns) / 1000.0, th->recorded);
+        fprintf(out, ", throttled after %" PRIu64 " (mean %.3f us)", th->calls_before,
+                mean / 1000.0);
+        if (th->calls_after)
+            fprintf(out, ", then %" PRIu64 " counted at that mean", th->calls_after);
+        if (sampled)
+            fprintf(out, ", then %" PRIu64 " timed 1 in about %" PRIu64 " (mean %.3f us)",
+                    th->sampled_calls, th->sample_period,
+                    (double)th->sampled_ns / (double)th->sampled_calls / 1000.0);
+        fputs("\n", out);
     }
 }
 
@@ -593,10 +648,20 @@ static void print_json(FILE *out, const struct profile *p)
         const struct throttled *th = &p->throttled[i];
         fprintf(out, "%s{\"region\":%" PRIu32 ",\"name\":", i ? ",\n" : "\n", th->region);
         json_string(out, name_of(p, th->region));
-        fprintf(out, ",\"calls_before\":%" PRIu64 ",\"mean_ns\":", th->calls_before);
+        const struct ppw_run_region *g = region_of(p, th->region);
+        fprintf(out, ",\"kind\":\"%s\",\"file\":", ppw_run_region_kind_name(g->kind));
+        json_string(out, g->file);
+        fprintf(out, ",\"line\":%" PRIu32 ",\"calls_before\":%" PRIu64 ",\"mean_ns\":", g->line,
+                th->calls_before);
         json_double(out, th->calls_before ? th->mean_sum / (double)th->calls_before : 0);
-        fprintf(out, ",\"calls_after\":%" PRIu64 ",\"calls\":%" PRIu64 "}", th->calls_after,
-                th->recorded + th->calls_after);
+        fprintf(out,
+                ",\"calls_after\":%" PRIu64 ",\"sample_period\":%" PRIu64
+                ",\"sampled_calls\":%" PRIu64 ",\"sampled_ns\":%" PRIu64 ",\"calls\":%" PRIu64,
+                th->calls_after, th->sample_period, th->sampled_calls, th->sampled_ns,
+                th->recorded + (uint64_t)llround(th->calls_untimed));
+        fputs(",\"incl_ns\":", out);
+        json_double(out, th->recorded_ns + th->untimed_ns);
+        fprintf(out, ",\"estimated\":%s}", th->sampled_calls ? "true" : "false");
     }
     fputs("]}\n", out);
 }
@@ -643,9 +708,11 @@ static int run_profile(struct profile *p, const struct profile_opts *opts, struc
     if (opts->thread && !(p->only = ppw_run_find_thread(p->run, opts->thread_index)))
         return ppw_err_set(err, PPW_ENOTFOUND, "%s: no thread %" PRIu32 " in the run", p->run->dir,
                            opts->thread_index);
-    if (collect_rows(p) || collect_throttled(p))
+    if (collect_rows(p))
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     compensate(p);
+    if (collect_throttled(p)) /* after compensate: it sums the rows' compensated times */
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     sort_rows(p);
     if (opts->fmt == CLI_JSON)
         print_json(stdout, p);

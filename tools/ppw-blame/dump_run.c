@@ -84,8 +84,10 @@ static void json_config(FILE *out, const struct ppw_run *run)
             fprintf(out, "%s\"%s\"", sep, mode_names[i].name), sep = ",";
     fprintf(out,
             "],\"callpath_depth\":%" PRIu32 ",\"throttle_calls\":%" PRIu64
-            ",\"throttle_ns\":%" PRIu64 "}",
-            c->callpath_depth, c->throttle_calls, c->throttle_ns);
+            ",\"throttle_ns\":%" PRIu64 ",\"throttle_alloc_calls\":%" PRIu64
+            ",\"throttle_sample\":%" PRIu64 "}",
+            c->callpath_depth, c->throttle_calls, c->throttle_ns, c->throttle_alloc_calls,
+            c->throttle_sample);
 }
 
 struct json_number {
@@ -396,8 +398,9 @@ static void text_settings(FILE *out, const struct ppw_run *run)
                 fprintf(out, "%s%s", sep, mode_names[i].name), sep = ",";
         fprintf(out,
                 "%s callpath_depth=%" PRIu32 " throttle_calls=%" PRIu64 " throttle_ns=%" PRIu64
-                "\n",
-                sep[0] ? "" : "-", c->callpath_depth, c->throttle_calls, c->throttle_ns);
+                " throttle_alloc_calls=%" PRIu64 " throttle_sample=%" PRIu64 "\n",
+                sep[0] ? "" : "-", c->callpath_depth, c->throttle_calls, c->throttle_ns,
+                c->throttle_alloc_calls, c->throttle_sample);
     }
     if (run->has_calib) {
         const struct ppw_run_calib *c = &run->calib;

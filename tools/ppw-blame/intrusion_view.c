@@ -66,6 +66,14 @@ static void text_totals(FILE *out, const struct ppw_intrusion *in)
             in->run->thread_count, in->run->thread_count == 1 ? "" : "s");
     fprintf(out, "probes: %" PRIu64 " pairs (%" PRIu64 " throttled), %.3f us\n", in->probes,
             in->probes_throttled, in->probe_ns / 1000.0);
+    if (in->probes_sampled)
+        fprintf(out,
+                "allocation sites: throttled after %" PRIu64 " calls, then 1 call in about %" PRIu64
+                " timed (PPW_THROTTLE_SAMPLE): %" PRIu64 " pairs timed so; about %" PRIu64
+                " calls between them stayed in the program's code (a few instructions each, not "
+                "measured)\n",
+                in->run->config.throttle_alloc_calls, in->run->config.throttle_sample,
+                in->probes_sampled, in->calls_skipped);
     fprintf(out, "sampler: %" PRIu64 " samples, %.3f us%s\n", in->samples, in->sampler_ns / 1000.0,
             sampler[in->sampler]);
     fprintf(out, "intrusion: %.3f us", in->total_ns / 1000.0);
@@ -166,8 +174,10 @@ static void json_region(FILE *out, const struct ppw_intrusion *in,
     json_string(out, g->file);
     fprintf(out,
             ",\"line\":%" PRIu32 ",\"calls\":%" PRIu64 ",\"probes\":%" PRIu64
-            ",\"probes_throttled\":%" PRIu64,
-            g->line, r->calls, r->probes, r->probes_throttled);
+            ",\"probes_throttled\":%" PRIu64 ",\"probes_sampled\":%" PRIu64
+            ",\"calls_skipped\":%" PRIu64,
+            g->line, r->calls, r->probes, r->probes_throttled, r->probes_sampled,
+            r->calls_skipped);
     json_key_double(out, "probe_ns", r->probe_ns);
     json_key_double(out, "raw_incl_ns", r->raw_incl_ns);
     json_key_double(out, "raw_excl_ns", r->raw_excl_ns);
@@ -240,8 +250,12 @@ void intrusion_print_json(FILE *out, const struct ppw_intrusion *in, size_t top)
     json_key_double(out, "run_ns", in->run_ns);
     fprintf(out, ",\"run_span\":\"%s\"", ppw_intrusion_span_name(in->span));
     json_key_double(out, "cpu_ns", in->cpu_ns);
-    fprintf(out, ",\"threads\":%zu,\"probes\":%" PRIu64 ",\"probes_throttled\":%" PRIu64,
-            run->thread_count, in->probes, in->probes_throttled);
+    fprintf(out,
+            ",\"threads\":%zu,\"probes\":%" PRIu64 ",\"probes_throttled\":%" PRIu64
+            ",\"probes_sampled\":%" PRIu64 ",\"calls_skipped\":%" PRIu64
+            ",\"throttle_sample\":%" PRIu64,
+            run->thread_count, in->probes, in->probes_throttled, in->probes_sampled,
+            in->calls_skipped, run->config.throttle_sample);
     json_key_double(out, "probe_ns", in->probe_ns);
     fprintf(out, ",\"samples\":%" PRIu64, in->samples);
     json_key_double(out, "sampler_ns", in->sampler_ns);
