@@ -1057,6 +1057,15 @@ case_alloc() {
     # PPW_MODE=none: nothing measures events, the output is the same.
     OMP_NUM_THREADS=2 PPW_MODE=none run_ppw n ./alloc_sites.inst
     cmp -s plain.out n.out || fail "the output changed under ppw (PPW_MODE=none)"
+    # libppw's frames in no user view: with every call sent to libppw
+    # (PPW_THROTTLE_SAMPLE=1: throttled calls are counted, one by one) and
+    # 10x the rounds, 8M events at about 50 ns or more put a third of the
+    # run's samples or more in libppw's frames, which every view must cut
+    # (test/lib/names.sh); none sampled would leave nothing to check.
+    OMP_NUM_THREADS=2 PPW_THROTTLE_SAMPLE=1 run_ppw f ./alloc_sites.inst 2000
+    . "$here/../lib/names.sh"
+    source_names_only "$blame" f ./alloc_sites.inst
+    [ -n "$names_ppw" ] || fail "no sample in libppw's frames: nothing was checked"
 }
 
 case_user_events() {

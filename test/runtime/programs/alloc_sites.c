@@ -6,22 +6,24 @@
  * ITEMS * ROUNDS calls each, 400,000.  The table is allocated and freed
  * once a round (sites "table calloc" and "table free"): ROUNDS calls each,
  * 200, too few to be throttled.  Prints a checksum that does not depend on
- * the schedule. */
+ * the schedule.
+ *
+ *   alloc_sites [ROUNDS]     ROUNDS defaults to 200 */
 #include <stdio.h>
 #include <stdlib.h>
 
 #define ITEMS 2000
-#define ROUNDS 200
 
 struct node {
     struct node *next;
     long value;
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int rounds = argc > 1 ? atoi(argv[1]) : 200;
     long checksum = 0;
-    for (int round = 0; round < ROUNDS; round++) {
+    for (int round = 0; round < rounds; round++) {
         struct node **table = calloc(ITEMS, sizeof *table); /* site: table calloc */
         if (!table)
             return 1;
