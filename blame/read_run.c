@@ -192,14 +192,16 @@ static int map_file(struct loader *l, struct rfile *f, int fd)
     return 0;
 }
 
-/* The record kinds a file of this version may hold. */
-static bool known_record(uint32_t file_kind, uint32_t kind)
+/* The record kinds a file of this minor version may hold. */
+static bool known_record(uint32_t file_kind, uint16_t minor, uint32_t kind)
 {
     if (kind == PPW_REC_CHECKSUM)
         return true;
     switch (file_kind) {
     case PPW_FILE_RUN: return kind >= PPW_RUN_INFO && kind <= PPW_RUN_MPI;
-    case PPW_FILE_SAMPLES: return kind == PPW_SMP_STACK || kind == PPW_SMP_SAMPLE;
+    case PPW_FILE_SAMPLES:
+        return kind == PPW_SMP_STACK || kind == PPW_SMP_SAMPLE ||
+               (kind == PPW_SMP_BLOCK && minor >= 6);
     case PPW_FILE_EVENTS: return kind >= PPW_EVT_SPAWN && kind <= PPW_EVT_OMP;
     default: return false;
     }
@@ -241,7 +243,7 @@ static int check_checksums(struct loader *l, struct rfile *f)
         int rc = ppw_run_next_record(l, f, &pos, &r);
         if (rc)
             return rc;
-        if (current && !known_record(f->kind, r.kind))
+        if (current && !known_record(f->kind, f->info.minor, r.kind))
             return CORRUPT(l, r.pos, "record kind %u: run format %u.%u has no such kind in %s files",
                            r.kind, f->info.major, f->info.minor, file_kind_name(f->kind));
         if (r.kind != PPW_REC_CHECKSUM) {

@@ -549,6 +549,7 @@ struct samples_ctx {
     size_t merged_count, merged_cap;
     uint32_t *index; /* entry + 1; 0 empty */
     size_t index_mask;
+    size_t nstacks, nsamples; /* counted before reading: the arrays' sizes */
 };
 
 static uint32_t *merged_slot(struct samples_ctx *c, const struct ppw_run_stack *stack, uint32_t tag)
@@ -603,45 +604,65 @@ static uint32_t *stack_slot(struct samples_ctx *c, uint32_t id)
     return &c->slots[h];
 }
 
-static int read_stack(struct loader *l, const struct rec *r, struct samples_ctx *c)
+/* A stack of a STACK record or a BLOCK's STACK entry at file offset pos:
+ * its frames are the nframes 64-bit values at `frames`, which the caller
+ * checked lie in the record. */
+static int add_stack(struct loader *l, struct samples_ctx *c, size_t pos, uint32_t id,
+                     uint16_t nframes, uint16_t flags, const unsigned char *frames)
 {
-    typedef struct ppw_rec_stack T;
     struct ppw_run_thread *t = c->thread;
     struct ppw_run_stack *s = &t->stacks[t->stack_count];
-    int rc = check_body(l, r, sizeof(T), "STACK");
-    if (rc)
-        return rc;
-    s->id = F32(r->body, T, id);
-    s->nframes = F16(r->body, T, nframes);
-    s->flags = F16(r->body, T, flags);
+    s->id = id;
+    s->nframes = nframes;
+    s->flags = flags;
     if (s->id == 0)
-        return CORRUPT(l, r->pos + 8, "stack id 0 (ids start at 1)");
+        return CORRUPT(l, pos, "stack id 0 (ids start at 1)");
     uint32_t *slot = stack_slot(c, s->id);
     if (*slot)
-        return CORRUPT(l, r->pos + 8, "stack id %u defined twice", s->id);
-    if ((rc = take_u64s(l, r, sizeof(T), s->nframes, "STACK frames", &s->frames)))
-        return rc;
+        return CORRUPT(l, pos, "stack id %u defined twice", s->id);
+    s->frames = NULL;
+    if (nframes) {
+        uint64_t *values = ppw_arena_alloc(l->run->arena, nframes * sizeof *values);
+        if (!values)
+            return ppw_run_no_memory(l);
+        for (size_t i = 0; i < nframes; i++)
+            values[i] = get_u64(frames + 8 * i);
+        s->frames = values;
+    }
     *slot = (uint32_t)++t->stack_count;
     return 0;
 }
 
-static int read_sample(struct loader *l, const struct rec *r, struct samples_ctx *c)
+static int read_stack(struct loader *l, const struct rec *r, struct samples_ctx *c)
 {
-    typedef struct ppw_rec_sample T;
-    struct ppw_run_thread *t = c->thread;
-    struct ppw_run_sample one, *s = c->merge ? &one : &t->samples[t->sample_count];
-    int rc = check_body(l, r, sizeof(T), "SAMPLE");
+    typedef struct ppw_rec_stack T;
+    int rc = check_body(l, r, sizeof(T), "STACK");
     if (rc)
         return rc;
-    uint32_t id = F32(r->body, T, stack);
+    uint16_t nframes = F16(r->body, T, nframes);
+    if (F32(r->body, T, id) == 0)
+        return CORRUPT(l, r->pos + 8, "stack id 0 (ids start at 1)");
+    if (nframes > (r->body_size - sizeof(T)) / 8)
+        return CORRUPT(l, r->pos + 4,
+                       "STACK frames: %u 64-bit values do not fit in the %zu-byte record",
+                       nframes, r->size);
+    return add_stack(l, c, r->pos + 8, F32(r->body, T, id), nframes, F16(r->body, T, flags),
+                     r->body + sizeof(T));
+}
+
+/* A sample of a SAMPLE record or a BLOCK's sample entry at file offset pos. */
+static int add_sample(struct loader *l, struct samples_ctx *c, size_t pos, uint32_t id,
+                      uint32_t spawn_tag, uint64_t time_ns, uint64_t weight)
+{
+    struct ppw_run_thread *t = c->thread;
+    struct ppw_run_sample one, *s = c->merge ? &one : &t->samples[t->sample_count];
     uint32_t slot = *stack_slot(c, id);
     if (!slot)
-        return CORRUPT(l, r->pos + 8,
-                       "sample names stack %u, which no earlier STACK record defines", id);
+        return CORRUPT(l, pos, "sample names stack %u, which no earlier STACK record defines", id);
     s->stack = &t->stacks[slot - 1];
-    s->spawn_tag = F32(r->body, T, spawn_tag);
-    s->time_ns = F64(r->body, T, time_ns);
-    s->weight = F64(r->body, T, weight);
+    s->spawn_tag = spawn_tag;
+    s->time_ns = time_ns;
+    s->weight = weight;
     s->count = 1;
     t->samples_read++;
     t->weight_read += s->weight;
@@ -655,11 +676,101 @@ static int read_sample(struct loader *l, const struct rec *r, struct samples_ctx
     return 0;
 }
 
+static int read_sample(struct loader *l, const struct rec *r, struct samples_ctx *c)
+{
+    typedef struct ppw_rec_sample T;
+    int rc = check_body(l, r, sizeof(T), "SAMPLE");
+    if (rc)
+        return rc;
+    return add_sample(l, c, r->pos + 8, F32(r->body, T, stack), F32(r->body, T, spawn_tag),
+                      F64(r->body, T, time_ns), F64(r->body, T, weight));
+}
+
+/* The entries of a BLOCK record (ppw/run_format.h), up to its `used`
+ * bytes: counted into c->nstacks and c->nsamples when counting, else
+ * read.  A crash may leave `used` short of the entries written, never
+ * past them. */
+static int read_block(struct loader *l, const struct rec *r, struct samples_ctx *c, bool counting)
+{
+    typedef struct ppw_rec_block T;
+    int rc = check_body(l, r, sizeof(T), "BLOCK");
+    if (rc)
+        return rc;
+    uint32_t used = F32(r->body, T, used), capacity = F32(r->body, T, capacity);
+    if (capacity > r->body_size - sizeof(T) || used > capacity || used % 4)
+        return CORRUPT(l, r->pos + 8,
+                       "BLOCK record of %zu bytes says %u bytes of entries used of %u", r->size,
+                       used, capacity);
+    const unsigned char *entries = r->body + sizeof(T);
+    size_t base = r->pos + 8 + sizeof(T);
+    uint64_t time_ns = F64(r->body, T, base_ns);
+    uint32_t spawn_tag = 0;
+    for (uint32_t at = 0; at < used;) {
+        const unsigned char *e = entries + at;
+        uint32_t left = used - at, word = get_u32(e), id = word & PPW_BLOCK_ID_MASK;
+        uint32_t need = 0;
+        switch (word >> PPW_BLOCK_KIND_SHIFT) {
+        case PPW_BLOCK_SAMPLE: need = 12; break;
+        case PPW_BLOCK_SAMPLE_WIDE: need = 20; break;
+        case PPW_BLOCK_STACK: need = left >= 8 ? 8 + 8 * (get_u32(e + 4) & 0xffffu) : 8; break;
+        case PPW_BLOCK_SPAWN: need = 8; break;
+        }
+        if (need > left)
+            return CORRUPT(l, base + at, "BLOCK entry of kind %u needs %u bytes, %u are left",
+                           word >> PPW_BLOCK_KIND_SHIFT, need, left);
+        switch (word >> PPW_BLOCK_KIND_SHIFT) {
+        case PPW_BLOCK_SAMPLE:
+            time_ns += get_u32(e + 8);
+            if (counting)
+                c->nsamples++;
+            else
+                rc = add_sample(l, c, base + at, id, spawn_tag, time_ns, get_u32(e + 4));
+            break;
+        case PPW_BLOCK_SAMPLE_WIDE:
+            time_ns = get_u64(e + 12);
+            if (counting)
+                c->nsamples++;
+            else
+                rc = add_sample(l, c, base + at, id, spawn_tag, time_ns, get_u64(e + 4));
+            break;
+        case PPW_BLOCK_STACK:
+            if (counting)
+                c->nstacks++;
+            else
+                rc = add_stack(l, c, base + at, id, (uint16_t)get_u32(e + 4),
+                               (uint16_t)(get_u32(e + 4) >> 16), e + 8);
+            break;
+        case PPW_BLOCK_SPAWN:
+            if (id)
+                return CORRUPT(l, base + at, "BLOCK SPAWN entry with %u in its id bits", id);
+            spawn_tag = get_u32(e + 4);
+            break;
+        }
+        if (rc)
+            return rc;
+        at += need;
+    }
+    return 0;
+}
+
 static int visit_samples_record(struct loader *l, const struct rec *r, void *ctx)
 {
     switch (r->kind) {
     case PPW_SMP_STACK: return read_stack(l, r, ctx);
     case PPW_SMP_SAMPLE: return read_sample(l, r, ctx);
+    case PPW_SMP_BLOCK: return read_block(l, r, ctx, false);
+    default: return 0;
+    }
+}
+
+/* Stacks and samples, for sizing: records, and entries of blocks. */
+static int count_samples_record(struct loader *l, const struct rec *r, void *ctx)
+{
+    struct samples_ctx *c = ctx;
+    switch (r->kind) {
+    case PPW_SMP_STACK: c->nstacks++; return 0;
+    case PPW_SMP_SAMPLE: c->nsamples++; return 0;
+    case PPW_SMP_BLOCK: return read_block(l, r, c, true);
     default: return 0;
     }
 }
@@ -669,19 +780,21 @@ int ppw_run_read_samples(struct loader *l, struct rfile *f, struct ppw_run_threa
     t->samples_file = f->info;
     memcpy(t->dropped, f->dropped, sizeof t->dropped);
     t->handler_ns = f->handler_ns;
-    int rc = ppw_run_count_records(l, f);
-    size_t nstacks = f->counts[PPW_SMP_STACK], size = 2;
+    struct samples_ctx c = {.thread = t, .merge = l->merge_samples};
+    int rc = ppw_run_each_record(l, f, count_samples_record, &c);
+    f->released = 0; /* the next pass faults the pages in again, from the page cache */
+    size_t nstacks = c.nstacks, size = 2;
     if (!rc && nstacks >= UINT32_MAX) /* 64 GiB of stacks: the slots hold 32-bit indices */
         rc = ppw_err_set(l->err, PPW_ENOMEM, "%s: too many stacks (%zu)", f->path, nstacks);
     while (!rc && size < 2 * nstacks)
         size *= 2;
-    struct samples_ctx c = {.thread = t, .mask = size - 1, .merge = l->merge_samples};
+    c.mask = size - 1;
     if (!rc && !(c.slots = calloc(size, sizeof *c.slots)))
         rc = ppw_run_no_memory(l);
     if (!rc)
         rc = alloc_array(l, nstacks, sizeof *t->stacks, &t->stacks);
     if (!rc && !c.merge)
-        rc = alloc_array(l, f->counts[PPW_SMP_SAMPLE], sizeof *t->samples, &t->samples);
+        rc = alloc_array(l, c.nsamples, sizeof *t->samples, &t->samples);
     if (!rc)
         rc = ppw_run_each_record(l, f, visit_samples_record, &c);
     if (!rc && c.merge && !(rc = alloc_array(l, c.merged_count, sizeof *t->samples, &t->samples))) {

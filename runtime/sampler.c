@@ -43,6 +43,12 @@
 #define CYCLE_PERIOD_DEFAULT 3000017ull  /* prime, ~1 ms at 3 GHz (seed 002: no loop aliasing) */
 #define STACK_SLOTS 4096                 /* per-thread dedup table; reset when 3/4 full */
 #define LEAF_SEARCH 8                    /* frames to search for the interrupted PC */
+/* Bytes of entries in a thread's first BLOCK record, doubling up to the
+ * last: a short thread leaves little of a block unused, a long one makes
+ * few blocks. */
+#define BLOCK_FIRST 512
+#define BLOCK_LAST 8192
+#define SAMPLE_ROOM 28     /* a SPAWN entry and the wider sample entry */
 
 struct stack_slot {
     uint64_t hash;
@@ -54,6 +60,12 @@ struct stack_slot {
 struct ppw_stack_table {
     uint32_t used;
     uint32_t next_id;
+    /* The samples file's open BLOCK record (ppw/run_format.h), in the
+     * stream's window, which stays put while it is open. */
+    struct ppw_rec_block *block;
+    uint64_t block_last_ns; /* the last sample's time: the next one's delta starts there */
+    uint32_t block_spawn;   /* the spawn tag the block's samples have now */
+    uint32_t block_next;    /* the next block's capacity; 0: BLOCK_FIRST */
     struct stack_slot slots[STACK_SLOTS];
 };
 
@@ -77,9 +89,52 @@ PPW_SIGSAFE static uint64_t next_period(struct ppw_thread *t)
     return base_period - span + t->rng % (2 * span + 1);
 }
 
-/* Stack id for frames[0..n), emitting a STACK record the first time. */
+/* Room for `size` bytes of entries in the open block, opening the next
+ * one (its deltas starting at now_ns) when it is full or closed.  NULL
+ * when the file cannot grow. */
+PPW_SIGSAFE static uint8_t *block_room(struct ppw_thread *t, uint32_t size, uint64_t now_ns)
+{
+    struct ppw_stack_table *table = t->stacks;
+    struct ppw_rec_block *b = table->block;
+    if (b && t->samples.open_at && b->used + size <= b->capacity)
+        return (uint8_t *)(b + 1) + b->used;
+    uint32_t capacity = table->block_next ? table->block_next : BLOCK_FIRST;
+    table->block_next = capacity < BLOCK_LAST ? 2 * capacity : BLOCK_LAST;
+    if (capacity < size + SAMPLE_ROOM) /* a deep stack and its sample */
+        capacity = (size + SAMPLE_ROOM + 7) & ~7u;
+    b = ppw_stream_reserve(&t->samples, PPW_SMP_BLOCK, sizeof(*b) + capacity);
+    table->block = b;
+    if (!b)
+        return NULL;
+    memset(b + 1, 0, capacity); /* unwritten entries read as 0 in the file */
+    b->used = 0;
+    b->capacity = capacity;
+    b->base_ns = now_ns;
+    ppw_stream_commit_open(&t->samples);
+    table->block_last_ns = now_ns;
+    table->block_spawn = 0;
+    return (uint8_t *)(b + 1);
+}
+
+/* The entry of `size` bytes just written is in the file: one store. */
+PPW_SIGSAFE static void block_publish(struct ppw_stack_table *table, uint32_t size)
+{
+    __atomic_store_n(&table->block->used, table->block->used + size, __ATOMIC_RELEASE);
+}
+
+PPW_SIGSAFE static void put_u32(uint8_t *at, uint32_t value)
+{
+    memcpy(at, &value, sizeof value);
+}
+
+PPW_SIGSAFE static void put_u64(uint8_t *at, uint64_t value)
+{
+    memcpy(at, &value, sizeof value);
+}
+
+/* Stack id for frames[0..n), written as a STACK entry the first time. */
 PPW_SIGSAFE static uint32_t stack_id(struct ppw_thread *t, const uint64_t *frames, uint32_t n,
-                                     uint16_t flags)
+                                     uint16_t flags, uint64_t now_ns)
 {
     struct ppw_stack_table *table = t->stacks;
     uint64_t hash = ppw_hash_frames(((uint64_t)n << 16) ^ flags, frames, n);
@@ -97,16 +152,15 @@ PPW_SIGSAFE static uint32_t stack_id(struct ppw_thread *t, const uint64_t *frame
         memset(table->slots, 0, sizeof(table->slots));
         table->used = 0;
     }
-    struct ppw_rec_stack *rec =
-        ppw_stream_reserve(&t->samples, PPW_SMP_STACK, sizeof(*rec) + n * sizeof(uint64_t));
-    if (!rec)
+    uint32_t size = 8 + n * (uint32_t)sizeof(uint64_t);
+    uint8_t *entry = table->next_id < PPW_BLOCK_ID_MASK ? block_room(t, size, now_ns) : NULL;
+    if (!entry)
         return 0;
     uint32_t id = ++table->next_id;
-    rec->id = id;
-    rec->nframes = (uint16_t)n;
-    rec->flags = flags;
-    memcpy(rec + 1, frames, n * sizeof(uint64_t));
-    ppw_stream_commit(&t->samples);
+    put_u32(entry, (uint32_t)PPW_BLOCK_STACK << PPW_BLOCK_KIND_SHIFT | id);
+    put_u32(entry + 4, n | (uint32_t)flags << 16);
+    memcpy(entry + 8, frames, n * sizeof(uint64_t));
+    block_publish(table, size);
     for (uint32_t probe = 0;; probe++) {
         struct stack_slot *slot = &table->slots[(at + probe) & (STACK_SLOTS - 1)];
         if (slot->id == 0) {
@@ -126,22 +180,40 @@ PPW_SIGSAFE static void drop(struct ppw_thread *t, enum ppw_drop_reason why)
         __atomic_fetch_add(&drops_without_thread, 1, __ATOMIC_RELAXED);
 }
 
-/* A SAMPLE record naming stack id (0: the stack could not be written).
- * 0, or -1 when dropped for lack of space. */
+/* A sample entry naming stack id (0: the stack could not be written),
+ * after a SPAWN entry when the spawn context changed.  12 bytes, or 20
+ * when the weight or the delta needs 64 bits.  0, or -1 when dropped for
+ * lack of space. */
 PPW_SIGSAFE static int append_sample(struct ppw_thread *t, uint32_t id, uint64_t weight,
                                      uint64_t time_ns)
 {
-    struct ppw_rec_sample *rec =
-        id ? ppw_stream_reserve(&t->samples, PPW_SMP_SAMPLE, sizeof(*rec)) : NULL;
-    if (!rec) {
+    struct ppw_stack_table *table = t->stacks;
+    uint8_t *at = id ? block_room(t, SAMPLE_ROOM, time_ns) : NULL;
+    if (!at) {
         drop(t, PPW_DROP_NO_SPACE);
         return -1;
     }
-    rec->stack = id;
-    rec->spawn_tag = t->spawn_tag;
-    rec->time_ns = time_ns;
-    rec->weight = weight;
-    ppw_stream_commit(&t->samples);
+    uint32_t spawn = t->spawn_tag;
+    if (spawn != table->block_spawn) {
+        put_u32(at, (uint32_t)PPW_BLOCK_SPAWN << PPW_BLOCK_KIND_SHIFT);
+        put_u32(at + 4, spawn);
+        block_publish(table, 8);
+        table->block_spawn = spawn;
+        at += 8;
+    }
+    uint64_t last = table->block_last_ns;
+    if (weight <= UINT32_MAX && time_ns >= last && time_ns - last <= UINT32_MAX) {
+        put_u32(at, (uint32_t)PPW_BLOCK_SAMPLE << PPW_BLOCK_KIND_SHIFT | id);
+        put_u32(at + 4, (uint32_t)weight);
+        put_u32(at + 8, (uint32_t)(time_ns - last));
+        block_publish(table, 12);
+    } else {
+        put_u32(at, (uint32_t)PPW_BLOCK_SAMPLE_WIDE << PPW_BLOCK_KIND_SHIFT | id);
+        put_u64(at + 4, weight);
+        put_u64(at + 12, time_ns);
+        block_publish(table, 20);
+    }
+    table->block_last_ns = time_ns;
     t->nsamples++;
     return 0;
 }
@@ -189,7 +261,7 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         }
         uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
         uint16_t flags = PPW_STACK_LEAF_PC | PPW_STACK_UNWALKED;
-        if (append_sample(t, stack_id(t, &pc, 1, flags), weight, start_ns) == 0)
+        if (append_sample(t, stack_id(t, &pc, 1, flags, start_ns), weight, start_ns) == 0)
             t->samples.header->handler_ns += ppw_now_ns() - start_ns;
         return;
     }
@@ -219,7 +291,7 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         if (count > ppw_config.max_frames)
             count = ppw_config.max_frames;
     }
-    if (append_sample(t, stack_id(t, t->walk + first, count, flags), weight, start_ns) == 0)
+    if (append_sample(t, stack_id(t, t->walk + first, count, flags, start_ns), weight, start_ns) == 0)
         t->samples.header->handler_ns += ppw_now_ns() - start_ns;
 }
 
@@ -237,7 +309,8 @@ void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int
             count = ppw_config.max_frames;
             flags |= PPW_STACK_TRUNCATED;
         }
-        if (append_sample(t, stack_id(t, frames, count, flags), weight, ppw_now_ns()) != 0)
+        uint64_t now = ppw_now_ns();
+        if (append_sample(t, stack_id(t, frames, count, flags, now), weight, now) != 0)
             return;
     }
 }

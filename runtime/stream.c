@@ -94,6 +94,7 @@ int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t 
     s->end = PPW_RUN_HEADER_SIZE;
     s->sum_from = PPW_RUN_HEADER_SIZE;
     s->crc = 0;
+    s->open_at = 0;
     s->reserved_end = first;
     return 0;
 fail:
@@ -172,6 +173,7 @@ void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size
 {
     if (!s->is_open || s->failed)
         return NULL;
+    ppw_stream_close_open(s);
     uint64_t total = align_up((uint64_t)body_size + sizeof(struct ppw_rec_frame), 8);
     if (total > s->window_size - PAGE)
         return NULL;
@@ -216,6 +218,24 @@ PPW_SIGSAFE static void seal_block(struct ppw_stream *s)
     s->crc = 0;
 }
 
+void ppw_stream_commit_open(struct ppw_stream *s)
+{
+    if (!s->is_open || s->pending <= s->end)
+        return;
+    s->open_at = s->end;
+    publish(s);
+}
+
+void ppw_stream_close_open(struct ppw_stream *s)
+{
+    if (!s->is_open || !s->open_at)
+        return;
+    s->crc = ppw_crc32c(s->crc, s->window + (s->open_at - s->window_off), s->end - s->open_at);
+    s->open_at = 0;
+    if (s->end - s->sum_from >= PPW_CHECKSUM_BLOCK)
+        seal_block(s);
+}
+
 void ppw_stream_commit(struct ppw_stream *s)
 {
     if (!s->is_open || s->pending <= s->end)
@@ -242,6 +262,7 @@ void ppw_stream_close(struct ppw_stream *s)
 {
     if (!s->is_open)
         return;
+    ppw_stream_close_open(s);
     if (s->end > s->sum_from)
         seal_block(s);
     s->header->flags |= PPW_FILE_CLOSED;

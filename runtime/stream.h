@@ -27,8 +27,9 @@ struct ppw_stream {
     uint64_t pending;               /* end of the record reserved, not yet committed */
     uint64_t reserved_end;          /* file space allocated so far */
     int failed;                     /* could not grow: further appends are dropped */
-    uint32_t crc;                   /* CRC32C of the records in [sum_from, end) */
+    uint32_t crc;                   /* CRC32C of the records in [sum_from, end), but the open one */
     uint64_t sum_from;              /* where the bytes the next CHECKSUM covers start */
+    uint64_t open_at;               /* the open record's offset (filled after its commit); 0: none */
 };
 
 /* Creates dirfd/name with a common header (kind, thread index, build-id).
@@ -41,6 +42,15 @@ int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t 
  * until ppw_stream_commit.  One writer per stream. */
 PPW_SIGSAFE void *ppw_stream_reserve(struct ppw_stream *s, uint32_t kind, uint32_t body_size);
 PPW_SIGSAFE void ppw_stream_commit(struct ppw_stream *s);
+
+/* An open record (the sampler's BLOCK): committed empty, then filled in
+ * place by its writer, which publishes each part itself.  Its bytes join
+ * the checksum only when it is closed, so that they may change until then.
+ * Opening commits the reserved record; reserving another record, or
+ * closing the stream, closes it first.  While it is open the window does
+ * not move, so pointers into it stay valid. */
+PPW_SIGSAFE void ppw_stream_commit_open(struct ppw_stream *s);
+PPW_SIGSAFE void ppw_stream_close_open(struct ppw_stream *s);
 
 /* reserve + copy + commit.  0 or -ENOSPC. */
 PPW_SIGSAFE int ppw_stream_append(struct ppw_stream *s, uint32_t kind, const void *body,

@@ -33,7 +33,8 @@
 #define PPW_RUN_MINOR 6 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
                            1.3: PPW_EVT_OMP; 1.4: THREAD_END sampling faults, ENV left_out;
                            1.5: CHECKSUM records, sealed profile files;
-                           1.6: sampled throttled calls (THROTTLE slot, CONFIG) */
+                           1.6: sampled throttled calls (THROTTLE slot, CONFIG), sample
+                           BLOCK records */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -110,6 +111,7 @@ enum ppw_run_record {
     /* t<N>.samples.ppw */
     PPW_SMP_STACK = 32,   /* struct ppw_rec_stack + u64 frames[nframes] */
     PPW_SMP_SAMPLE = 33,  /* struct ppw_rec_sample */
+    PPW_SMP_BLOCK = 34,   /* (1.6) struct ppw_rec_block + entries: samples and stacks */
     /* t<N>.events.ppw */
     PPW_EVT_SPAWN = 48,   /* struct ppw_rec_spawn + u64 frames[nframes] */
     PPW_EVT_TRACE = 49,   /* struct ppw_rec_trace + u64 args[nargs] [+ string] */
@@ -306,6 +308,40 @@ struct ppw_rec_sample {
     uint64_t weight;    /* metric units this sample stands for (its period) */
 };
 
+/* A block of samples and the stacks they name (1.6): 12 bytes a sample
+ * instead of a 32-byte SAMPLE record.  The writer commits the record empty
+ * and then fills it in place: entries are valid up to `used` bytes, and
+ * each is published by the store of `used` that covers it, so a crash
+ * loses no entry written before it.  Its bytes change after the record is
+ * committed, so its file's CHECKSUM records cover it only once it is full
+ * (or closed): until then it is part of the unchecked tail.
+ *
+ * Entries are made of 32-bit words, 4-byte aligned, none split across
+ * blocks; the first word's top two bits give the kind
+ * (PPW_BLOCK_KIND_SHIFT), its low 30 bits a stack id unless said: */
+struct ppw_rec_block {
+    uint32_t used;     /* bytes of entries written, after this header */
+    uint32_t capacity; /* bytes of entries the record has room for */
+    uint64_t base_ns;  /* CLOCK_MONOTONIC time the first sample's delta counts from */
+};
+
+enum ppw_block_entry {
+    /* stack id; u32 weight; u32 ns since the previous sample (the first:
+     * since base_ns).  12 bytes. */
+    PPW_BLOCK_SAMPLE = 0,
+    /* stack id; u64 weight; u64 time_ns (absolute), for a weight or a
+     * delta that does not fit 32 bits.  20 bytes. */
+    PPW_BLOCK_SAMPLE_WIDE = 1,
+    /* stack id; u16 nframes, u16 flags (enum ppw_stack_flag); u64
+     * frames[nframes].  8 + 8 x nframes bytes. */
+    PPW_BLOCK_STACK = 2,
+    /* low 30 bits 0; u32 spawn tag of the samples that follow (a block
+     * starts at tag 0).  8 bytes. */
+    PPW_BLOCK_SPAWN = 3,
+};
+#define PPW_BLOCK_KIND_SHIFT 30
+#define PPW_BLOCK_ID_MASK ((1u << PPW_BLOCK_KIND_SHIFT) - 1)
+
 enum ppw_spawn_kind {
     PPW_SPAWN_PTHREAD = 1,
     PPW_SPAWN_OMP_PARALLEL = 2,
@@ -450,5 +486,6 @@ _Static_assert(sizeof(struct ppw_rec_trace) == 16, "trace record");
 _Static_assert(sizeof(struct ppw_rec_module) == 64, "module record");
 _Static_assert(sizeof(struct ppw_rec_mpi) == 48, "mpi record");
 _Static_assert(sizeof(struct ppw_rec_checksum) == 16, "checksum record");
+_Static_assert(sizeof(struct ppw_rec_block) == 16, "block record");
 
 #endif

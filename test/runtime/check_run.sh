@@ -710,14 +710,23 @@ case_disk_full() {
 
 # lost_accounted RUN CAUSE: thread 0 of RUN (dumped as RUN.all.json) lost
 # samples, and the accounting says so: significant, CAUSE among the causes,
-# and the lost count is its CPU time / period less the samples recorded,
-# within 10% (docs/ppw-blame.md, "Lost samples").
+# and the lost count between two independent bounds, within 10%
+# (docs/ppw-blame.md, "Lost samples").  At least the periods of CPU time
+# no recorded sample's weight covers (the thread's CPU time from the
+# arming, lost.expected periods, less the recorded weights); at most one
+# sample a period less the samples recorded.  The two differ when a
+# recorded sample covers more than a period, as at a 20 us period whose
+# handler takes 35 us (then signals also come late: the reader counts
+# those too, so the count lies between): on a 192 KiB tmpfs, 15,800
+# periods in 10,100 recorded samples, 23,700 lost, bounds 23,700 and 29,400.
 lost_accounted() {
     jq -c '.threads[0] | {cpu_ns, lost}' "$1.all.json" | sed "s/^/  $1: /"
     check "$1: the lost samples are accounted for ($2)" \
-        '.threads[0] | (.lost.expected - .lost.recorded) as $gap
+        '([.samples[] | select(.thread == 0) | .weight] | add // 0) as $w
+         | .run.metric.period as $p | .threads[0]
+         | (.lost.expected - $w / $p) as $least | (.lost.expected - .lost.recorded) as $most
          | .lost.significant and (.lost.causes | index($c) != null)
-           and ((.lost.lost - $gap) | fabs) <= 0.1 * $gap' "$1.all.json" --arg c "$2"
+           and .lost.lost >= 0.9 * $least and .lost.lost <= 1.1 * $most' "$1.all.json" --arg c "$2"
 }
 
 # dl_churn with an instrumented library (ppw-cc -shared -fPIC): GASP events
