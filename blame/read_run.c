@@ -207,6 +207,37 @@ static bool known_record(uint32_t file_kind, uint16_t minor, uint32_t kind)
     }
 }
 
+/* The CRC32C of n bytes, as ppw_crc32c(0, data, n) gives it.  Checking
+ * every file byte at a time took half of ppw-blame analyze's time on a
+ * job of 4096 ranks; x86-64's crc32 instruction (SSE4.2) does 8 bytes at
+ * a time, where the CPU has it. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+__attribute__((target("sse4.2"))) static uint32_t crc32c_sse42(const unsigned char *p, size_t n)
+{
+    uint64_t crc = 0xffffffffu;
+    for (; n >= 8; p += 8, n -= 8) {
+        uint64_t word;
+        memcpy(&word, p, sizeof word);
+        crc = _mm_crc32_u64(crc, word);
+    }
+    uint32_t crc32 = (uint32_t)crc;
+    for (; n; p++, n--)
+        crc32 = _mm_crc32_u8(crc32, *p);
+    return ~crc32;
+}
+#define PPW_HAVE_CRC32C_SSE42 1
+#endif
+
+static uint32_t file_crc32c(const void *data, size_t n)
+{
+#ifdef PPW_HAVE_CRC32C_SSE42
+    if (__builtin_cpu_supports("sse4.2"))
+        return crc32c_sse42(data, n);
+#endif
+    return ppw_crc32c(0, data, n);
+}
+
 /* A sealed profile file's slots must give the CRC32C its header holds. */
 static int check_seal(struct loader *l, struct rfile *f)
 {
@@ -215,7 +246,7 @@ static int check_seal(struct loader *l, struct rfile *f)
         return 0;
     uint32_t want = (uint32_t)f->reserved, got = 0; /* no slots: nothing mapped */
     if (f->end > f->header_size)
-        got = ppw_crc32c(0, f->map + f->header_size, f->end - f->header_size);
+        got = file_crc32c(f->map + f->header_size, f->end - f->header_size);
     if (got != want || f->reserved >> 32)
         return CORRUPT(l, f->header_size,
                        "checksum mismatch: the slots give CRC32C %08x, the sealed header says "
@@ -262,7 +293,7 @@ static int check_checksums(struct loader *l, struct rfile *f)
             return CORRUPT(l, r.pos + 8 + offsetof(struct ppw_rec_checksum, from),
                            "CHECKSUM record covers from byte %llu, but its block starts at %zu",
                            (unsigned long long)claimed, from);
-        uint32_t got = ppw_crc32c(0, f->map + from, r.pos - from);
+        uint32_t got = file_crc32c(f->map + from, r.pos - from);
         if (got != want)
             return CORRUPT(l, from,
                            "checksum mismatch in bytes %zu to %zu: CRC32C %08x, the CHECKSUM "

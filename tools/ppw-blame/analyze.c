@@ -16,6 +16,7 @@
 #include "analyze_int.h"
 #include "names.h"
 #include "job.h"
+#include "open_table.h"
 #include "read_graph.h"
 #include "read_run.h"
 #include "export.h"
@@ -129,11 +130,15 @@ static void loaded_free(struct loaded *l)
 
 static int add_unit(struct loaded *l, const char *dir, uint32_t rank, struct ppw_err *err)
 {
-    struct unit *u = realloc(l->units, (l->nunits + 1) * sizeof *u);
-    if (!u)
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    l->units = u;
-    u = &l->units[l->nunits];
+    if (l->nunits == l->units_cap) {
+        size_t cap = l->units_cap ? 2 * l->units_cap : 16;
+        struct unit *grown = realloc(l->units, cap * sizeof *grown);
+        if (!grown)
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        l->units = grown;
+        l->units_cap = cap;
+    }
+    struct unit *u = &l->units[l->nunits];
     *u = (struct unit){.rank = rank};
     int rc = ppw_run_load(dir, &u->run, err);
     if (!rc && (rc = ppw_symbols_new(u->run, getenv("PPW_DEBUG_DIR"), &u->syms, err)) != 0)
@@ -297,6 +302,103 @@ static double baseline_ns(const struct ppw_baseline *b, const struct ppw_run_reg
     }
 }
 
+/* ---- per-key numbers and sums ---- */
+
+struct key_slot {
+    uint64_t key;
+    size_t number_plus_1; /* 0: unused */
+};
+
+static uint64_t mix(uint64_t x) /* splitmix64's finalizer: thread ids and ranks are dense */
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t place_key(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return mix(((const struct key_slot *)entry)->key);
+}
+
+static bool key_used(const void *entry, const void *ctx)
+{
+    (void)ctx;
+    return ((const struct key_slot *)entry)->number_plus_1 != 0;
+}
+
+static const struct ppw_open_table_kind key_table = {sizeof(struct key_slot), 64, place_key,
+                                                     key_used};
+
+size_t key_index_find(const struct key_index *ix, uint64_t key)
+{
+    if (!ix->cap)
+        return SIZE_MAX;
+    size_t mask = ix->cap - 1;
+    for (size_t k = (size_t)mix(key) & mask; ix->slots[k].number_plus_1; k = (k + 1) & mask)
+        if (ix->slots[k].key == key)
+            return ix->slots[k].number_plus_1 - 1;
+    return SIZE_MAX;
+}
+
+size_t key_index_add(struct key_index *ix, uint64_t key, bool *added)
+{
+    size_t found = key_index_find(ix, key);
+    if (added)
+        *added = found == SIZE_MAX;
+    if (found != SIZE_MAX)
+        return found;
+    if (!ppw_open_table_reserve((void **)&ix->slots, &ix->cap, ix->count, &key_table, NULL))
+        return SIZE_MAX;
+    size_t mask = ix->cap - 1, k = (size_t)mix(key) & mask;
+    while (ix->slots[k].number_plus_1)
+        k = (k + 1) & mask;
+    ix->slots[k] = (struct key_slot){key, ++ix->count};
+    return ix->count - 1;
+}
+
+void key_index_free(struct key_index *ix)
+{
+    free(ix->slots);
+    *ix = (struct key_index){0};
+}
+
+bool key_sums_add(struct key_sums *ks, uint64_t key, double value)
+{
+    bool added;
+    size_t i = key_index_add(&ks->keys, key, &added);
+    if (i == SIZE_MAX)
+        return false;
+    if (i >= ks->cap) {
+        size_t cap = ks->cap ? 2 * ks->cap : 64;
+        double *sums = realloc(ks->sums, cap * sizeof *sums);
+        if (!sums)
+            return false; /* the key stays, its sum reads 0 below */
+        ks->sums = sums;
+        ks->cap = cap;
+    }
+    if (added)
+        ks->sums[i] = 0;
+    ks->sums[i] += value;
+    return true;
+}
+
+double key_sums_get(const struct key_sums *ks, uint64_t key)
+{
+    size_t i = key_index_find(&ks->keys, key);
+    return i < ks->cap ? ks->sums[i] : 0;
+}
+
+void key_sums_free(struct key_sums *ks)
+{
+    key_index_free(&ks->keys);
+    free(ks->sums);
+    *ks = (struct key_sums){0};
+}
+
 /* ---- findings under construction ---- */
 
 void setf(char *dst, size_t size, const char *fmt, ...)
@@ -445,10 +547,14 @@ static unsigned parties_of(const struct unit *u, const struct ppw_run_region *g,
 
 static int add_site_wait(struct site *s, const struct site_wait *w)
 {
-    struct site_wait *grown = realloc(s->waits, (s->nwaits + 1) * sizeof *grown);
-    if (!grown)
-        return PPW_ENOMEM;
-    s->waits = grown;
+    if (s->nwaits == s->waits_cap) { /* doubling: a site can have a wait per rank */
+        size_t cap = s->waits_cap ? 2 * s->waits_cap : 8;
+        struct site_wait *grown = realloc(s->waits, cap * sizeof *grown);
+        if (!grown)
+            return PPW_ENOMEM;
+        s->waits = grown;
+        s->waits_cap = cap;
+    }
     s->waits[s->nwaits++] = *w;
     return 0;
 }
@@ -832,12 +938,12 @@ static int find_scaling(struct engine *e, const struct analyze_input *inputs, si
         } else if ((rc = load_input(&inputs[i], &l, err)) != 0) {
             break;
         }
-        enum { MAX = 4096 };
-        struct group_load *g = malloc(MAX * sizeof *g);
+        size_t ngroups;
+        struct group_load *g = collect_groups(&l, &ngroups);
         if (!g) {
             rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
         } else {
-            pts[i].p = (unsigned)collect_groups(&l, g, MAX);
+            pts[i].p = (unsigned)ngroups;
             for (size_t u = 0; u < l.nunits; u++) {
                 double w = run_wall_ns(l.units[u].run);
                 pts[i].wall_ns = w > pts[i].wall_ns ? w : pts[i].wall_ns;
@@ -984,6 +1090,12 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
         free(e.sites[i].waits);
     free(e.sites);
     free(e.waiting);
+    key_sums_free(&e.thread_samples);
+    key_sums_free(&e.thread_waited);
+    key_sums_free(&e.rank_samples);
+    key_sums_free(&e.rank_waited);
+    key_sums_free(&e.machine_by_group);
+    key_sums_free(&e.machine_by_region);
     loaded_free(&in);
     if (rc)
         analyze_result_free(out);

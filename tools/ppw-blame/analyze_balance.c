@@ -13,6 +13,7 @@
 #include "attribute.h"
 #include "job.h"
 #include "read_graph.h"
+#include "strmap.h"
 #include "symbols.h"
 #include "ppw/gasp_events.h"
 
@@ -56,18 +57,23 @@ static bool joins_most(const struct ppw_run *run, const struct ppw_run_thread *t
  * 5% of the busiest one's work and did not spend most of their life in a
  * join (a main thread waiting for its workers, or a library's helper
  * thread, is not a worker). */
-size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap)
+struct group_load *collect_groups(const struct loaded *in, size_t *count)
 {
-    size_t n = 0;
+    size_t n = 0, most = in->job ? in->nunits : in->units[0].run->thread_count;
+    struct group_load *g = malloc((most ? most : 1) * sizeof *g);
+    *count = 0;
+    if (!g)
+        return NULL;
     if (in->job) {
-        for (size_t u = 0; u < in->nunits && n < cap; u++) {
+        for (size_t u = 0; u < in->nunits; u++) {
             const struct ppw_run *run = in->units[u].run;
             double cpu = 0;
             for (size_t t = 0; t < run->thread_count; t++)
                 cpu += thread_cpu_ns(run, &run->threads[t]);
             g[n++] = (struct group_load){in->units[u].rank, cpu, run_wall_ns(run), 0, 0};
         }
-        return n;
+        *count = n;
+        return g;
     }
     const struct ppw_run *run = in->units[0].run;
     double top = 0;
@@ -75,7 +81,7 @@ size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap)
         double cpu = thread_cpu_ns(run, &run->threads[t]);
         top = cpu > top ? cpu : top;
     }
-    for (size_t t = 0; t < run->thread_count && n < cap; t++) {
+    for (size_t t = 0; t < run->thread_count; t++) {
         const struct ppw_run_thread *th = &run->threads[t];
         double cpu = thread_cpu_ns(run, th), life = thread_life_ns(run, th);
         if (cpu < 0.05 * top || cpu <= 0 || joins_most(run, th, life))
@@ -83,24 +89,122 @@ size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap)
         double runqueue = thread_runqueue_ns(th);
         g[n++] = (struct group_load){th->index, cpu, life, runqueue < life ? runqueue : 0, 0};
     }
-    return n;
+    *count = n;
+    return g;
 }
 
-/* Samples of the groups' stacks: the id of a stack's group, or SIZE_MAX. */
-static size_t group_index(const struct loaded *in, const struct group_load *g, size_t n,
-                          uint32_t thread)
+/* Each stack's group: the index of the first group whose id is the
+ * stack's thread (its rank in a job), or SIZE_MAX; looked up once, not
+ * by a pass over the groups per stack and function.  NULL when out of
+ * memory. */
+static size_t *stack_groups(const struct loaded *in, const struct group_load *g, size_t n,
+                            const struct ppw_blame_stack *stacks, size_t nstacks)
 {
-    uint32_t id = in->job ? thread / PPW_JOB_RANK_SHIFT : thread;
-    for (size_t i = 0; i < n; i++)
-        if (g[i].id == id)
-            return i;
-    return SIZE_MAX;
+    struct key_index ids = {0};
+    size_t *first = malloc((n ? n : 1) * sizeof *first); /* by the ids' numbers */
+    size_t *of = malloc((nstacks ? nstacks : 1) * sizeof *of);
+    bool ok = first && of;
+    for (size_t i = 0; ok && i < n; i++) {
+        bool added;
+        size_t k = key_index_add(&ids, g[i].id, &added);
+        ok = k != SIZE_MAX;
+        if (ok && added)
+            first[k] = i;
+    }
+    for (size_t s = 0; ok && s < nstacks; s++) {
+        uint32_t id = in->job ? stacks[s].thread / PPW_JOB_RANK_SHIFT : stacks[s].thread;
+        size_t k = key_index_find(&ids, id);
+        of[s] = k == SIZE_MAX ? SIZE_MAX : first[k];
+    }
+    key_index_free(&ids);
+    free(first);
+    if (!ok) {
+        free(of);
+        return NULL;
+    }
+    return of;
+}
+
+static int compare_size(const void *x, const void *y)
+{
+    size_t a = *(const size_t *)x, b = *(const size_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* A (function, stack) pair: the stack has a frame of the function. */
+struct func_stack {
+    size_t func, stack;
+};
+
+/* The (function, stack) pairs of the stacks that have a group, each once,
+ * by function and then stack (the order the per-function passes over the
+ * stacks took); main is left out.  False when out of memory. */
+static bool function_stacks(const struct ppw_static_graph *graph,
+                            const struct ppw_blame_stack *stacks, size_t nstacks,
+                            const size_t *group_of, struct func_stack **out, size_t *npairs)
+{
+    size_t nfuncs = graph->func_count, n = 0, cap = 0;
+    struct ppw_strmultimap by_name = {0};
+    struct func_stack *pairs = NULL, *sorted = NULL;
+    size_t *last = malloc((nfuncs ? nfuncs : 1) * sizeof *last); /* the last stack added */
+    size_t *start = calloc(nfuncs + 1, sizeof *start);
+    bool ok = last && start;
+    /* A name matches a function by its source or linkage name
+     * (ppw_static_func_matches); "" is no key, and matches by a scan. */
+    for (size_t fi = 0; ok && fi < nfuncs; fi++) {
+        last[fi] = SIZE_MAX;
+        ok = ppw_strmultimap_add(&by_name, graph->funcs[fi].name, fi) &&
+             ppw_strmultimap_add(&by_name, graph->funcs[fi].linkage_name, fi);
+    }
+    for (size_t s = 0; ok && s < nstacks; s++) {
+        if (group_of[s] == SIZE_MAX)
+            continue;
+        for (size_t f = 0; ok && f < stacks[s].nframes; f++) {
+            const char *name = stacks[s].frames[f].function;
+            if (!name)
+                continue;
+            const struct ppw_strmultimap_list *list = ppw_strmultimap_find(&by_name, name);
+            size_t count = name[0] ? (list ? list->count : 0) : nfuncs;
+            for (size_t m = 0; ok && m < count; m++) {
+                size_t fi = name[0] ? (size_t)list->items[m] : m;
+                const struct ppw_static_func *fn = &graph->funcs[fi];
+                if (last[fi] == s || strcmp(fn->name, "main") == 0 ||
+                    (!name[0] && !ppw_static_func_matches(fn, name)))
+                    continue; /* everything is under main */
+                last[fi] = s;
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    struct func_stack *grown = realloc(pairs, cap * sizeof *grown);
+                    if (!(ok = grown != NULL))
+                        break;
+                    pairs = grown;
+                }
+                pairs[n++] = (struct func_stack){fi, s};
+                start[fi + 1]++;
+            }
+        }
+    }
+    /* By function, stacks in order within each: a counting sort. */
+    if (ok && n && (sorted = malloc(n * sizeof *sorted)) != NULL) {
+        for (size_t fi = 0; fi < nfuncs; fi++)
+            start[fi + 1] += start[fi];
+        for (size_t i = 0; i < n; i++)
+            sorted[start[pairs[i].func]++] = pairs[i];
+    }
+    ok = ok && (!n || sorted);
+    ppw_strmultimap_free(&by_name);
+    free(last);
+    free(start);
+    free(pairs);
+    *npairs = ok ? n : 0;
+    *out = ok ? sorted : NULL;
+    return ok;
 }
 
 /* The program function whose inclusive weight is most unevenly spread over
  * the groups (largest excess max - mean among those above the deviation). */
-static void uneven_function(const struct engine *e, const struct group_load *g, size_t n,
-                            char *out, size_t size, double *ratio)
+static int uneven_function(const struct engine *e, size_t n, const size_t *group_of, char *out,
+                           size_t size, double *ratio, struct ppw_err *err)
 {
     size_t nstacks;
     const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
@@ -108,29 +212,38 @@ static void uneven_function(const struct engine *e, const struct group_load *g, 
     out[0] = 0;
     *ratio = 0;
     double best = 0;
+    size_t npairs;
+    struct func_stack *pairs = NULL;
     double *per = calloc(n ? n : 1, sizeof *per);
-    if (!per)
-        return;
-    for (size_t fi = 0; fi < graph->func_count; fi++) {
-        const struct ppw_static_func *fn = &graph->funcs[fi];
-        if (strcmp(fn->name, "main") == 0)
-            continue; /* everything is under main */
-        memset(per, 0, n * sizeof *per);
-        for (size_t s = 0; s < nstacks; s++) {
-            size_t gi = group_index(e->in, g, n, stacks[s].thread);
-            if (gi == SIZE_MAX)
-                continue;
-            for (size_t f = 0; f < stacks[s].nframes; f++)
-                if (stacks[s].frames[f].function &&
-                    ppw_static_func_matches(fn, stacks[s].frames[f].function)) {
-                    per[gi] += stacks[s].weight;
-                    break;
-                }
+    size_t *touched = malloc((n ? n : 1) * sizeof *touched); /* the groups per[] holds */
+    size_t *mark = malloc((n ? n : 1) * sizeof *mark);       /* the function that touched it */
+    if (!per || !touched || !mark ||
+        !function_stacks(graph, stacks, nstacks, group_of, &pairs, &npairs)) {
+        free(per);
+        free(touched);
+        free(mark);
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    }
+    for (size_t gi = 0; gi < n; gi++)
+        mark[gi] = SIZE_MAX;
+    /* One function's pairs at a time: its weight per group, then the
+     * groups it reached in the groups' order (the others hold 0). */
+    for (size_t i = 0; i < npairs;) {
+        size_t fi = pairs[i].func, ntouched = 0;
+        for (; i < npairs && pairs[i].func == fi; i++) {
+            size_t gi = group_of[pairs[i].stack];
+            if (mark[gi] != fi) {
+                mark[gi] = fi;
+                touched[ntouched++] = gi;
+            }
+            per[gi] += stacks[pairs[i].stack].weight;
         }
+        qsort(touched, ntouched, sizeof *touched, compare_size);
         double sum = 0, max = 0;
-        for (size_t i = 0; i < n; i++) {
-            sum += per[i];
-            max = per[i] > max ? per[i] : max;
+        for (size_t k = 0; k < ntouched; k++) {
+            sum += per[touched[k]];
+            max = per[touched[k]] > max ? per[touched[k]] : max;
+            per[touched[k]] = 0;
         }
         double mean = sum / (double)n;
         if (mean > 0 && max / mean >= e->t->deviation && max - mean > best) {
@@ -139,13 +252,17 @@ static void uneven_function(const struct engine *e, const struct group_load *g, 
             setf(out, size, "%s", ppw_names_function(e->in->view.names, fi));
         }
     }
+    free(pairs);
     free(per);
+    free(touched);
+    free(mark);
+    return 0;
 }
 
 /* The variable whose inclusive blame is most unevenly spread over the
  * groups: each group's stacks attributed on their own. */
-static int uneven_variable(const struct engine *e, const struct group_load *g, size_t n,
-                           char *out, size_t size, double *ratio, struct ppw_err *err)
+static int uneven_variable(const struct engine *e, size_t n, const size_t *group_of, char *out,
+                           size_t size, double *ratio, struct ppw_err *err)
 {
     size_t nstacks;
     const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
@@ -159,17 +276,26 @@ static int uneven_variable(const struct engine *e, const struct group_load *g, s
     size_t top = all->nvars < 8 ? all->nvars : 8;
     double *per = calloc((top ? top : 1) * (n ? n : 1), sizeof *per);
     struct ppw_blame_stack *mine = malloc((nstacks ? nstacks : 1) * sizeof *mine);
-    if (!per || !mine)
+    /* The stacks by group, in their order within each: a counting sort
+     * (a pass over all stacks per group was quadratic in the ranks). */
+    size_t *start = calloc(n + 1, sizeof *start);
+    if (!per || !mine || !start)
         rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    for (size_t s = 0; !rc && s < nstacks; s++)
+        if (group_of[s] != SIZE_MAX)
+            start[group_of[s] + 1]++;
+    for (size_t gi = 0; !rc && gi < n; gi++)
+        start[gi + 1] += start[gi];
+    for (size_t s = 0; !rc && s < nstacks; s++)
+        if (group_of[s] != SIZE_MAX)
+            mine[start[group_of[s]]++] = stacks[s];
+    /* start[gi] is now where group gi + 1 begins */
     for (size_t gi = 0; gi < n && !rc; gi++) {
-        size_t m = 0;
-        for (size_t s = 0; s < nstacks; s++)
-            if (group_index(e->in, g, n, stacks[s].thread) == gi)
-                mine[m++] = stacks[s];
+        size_t from = gi ? start[gi - 1] : 0, m = start[gi] - from;
         struct ppw_blame_result *r = NULL;
         if (!m)
             continue;
-        if ((rc = ppw_blame_attribute(e->in->view.graph, mine, m, &bo, &r, err)) != 0)
+        if ((rc = ppw_blame_attribute(e->in->view.graph, mine + from, m, &bo, &r, err)) != 0)
             break;
         for (size_t v = 0; v < top; v++)
             for (size_t k = 0; k < r->nvars; k++)
@@ -200,6 +326,7 @@ static int uneven_variable(const struct engine *e, const struct group_load *g, s
     }
     free(per);
     free(mine);
+    free(start);
     ppw_blame_result_free(all);
     return rc;
 }
@@ -221,11 +348,10 @@ static double busy_fraction(const struct group_load *g)
 
 int find_imbalance(struct engine *e, struct ppw_err *err)
 {
-    enum { MAX_GROUPS = 4096 };
-    struct group_load *g = malloc(MAX_GROUPS * sizeof *g);
+    size_t n;
+    struct group_load *g = collect_groups(e->in, &n);
     if (!g)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    size_t n = collect_groups(e->in, g, MAX_GROUPS);
     e->out->groups = (unsigned)n;
     /* Work is CPU time outside waiting calls: a rank spinning in MPI_Recv
      * for a late sender burns CPU without working (under load one sender
@@ -256,8 +382,15 @@ int find_imbalance(struct engine *e, struct ppw_err *err)
     char function[128] = "", variable[128] = "";
     double fratio = 0, vratio = 0;
     if (n >= 2 && mean > 0 && max / mean >= e->t->deviation) {
-        uneven_function(e, g, n, function, sizeof function, &fratio);
-        rc = uneven_variable(e, g, n, variable, sizeof variable, &vratio, err);
+        size_t nstacks;
+        const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
+        size_t *group_of = stack_groups(e->in, g, n, stacks, nstacks);
+        rc = group_of ? 0 : ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        if (!rc)
+            rc = uneven_function(e, n, group_of, function, sizeof function, &fratio, err);
+        if (!rc)
+            rc = uneven_variable(e, n, group_of, variable, sizeof variable, &vratio, err);
+        free(group_of);
         double own = lost - sync;
         char cause[384];
         setf(cause, sizeof cause,

@@ -23,11 +23,38 @@ struct unit {
 
 struct loaded {
     struct unit *units;
-    size_t nunits;
+    size_t nunits, units_cap;
     bool job;
     struct view_input view; /* glued stacks and the static graph */
     bool has_view;
 };
+
+/* Dense numbers 0, 1, ... for sparse keys (thread ids, ranks, threads of
+ * units, regions): the engine's sums per key are arrays indexed by them,
+ * filled in one pass over the waits or stacks, so that a question per
+ * thread or rank costs a lookup, not a pass (a pass per rank made
+ * analyze quadratic in the ranks). */
+struct key_index {
+    struct key_slot *slots;
+    size_t cap, count;
+};
+/* The key's number, a new one (count - 1) when it was absent, *added says
+ * which (added may be NULL); SIZE_MAX when out of memory. */
+size_t key_index_add(struct key_index *ix, uint64_t key, bool *added);
+/* The key's number, or SIZE_MAX when absent. */
+size_t key_index_find(const struct key_index *ix, uint64_t key);
+void key_index_free(struct key_index *ix);
+
+/* Per-key sums of doubles: key_sums_add adds in call order, so a sum is
+ * the one a pass over the items in that order would give. */
+struct key_sums {
+    struct key_index keys;
+    double *sums; /* by the keys' numbers */
+    size_t cap;
+};
+bool key_sums_add(struct key_sums *ks, uint64_t key, double value);
+double key_sums_get(const struct key_sums *ks, uint64_t key); /* 0 when absent */
+void key_sums_free(struct key_sums *ks);
 
 enum { SITE_GROUPS = 256 }; /* groups named in the evidence; more are summed but not named */
 
@@ -51,7 +78,7 @@ struct site {
     const struct ppw_run_region *region; /* the site with the most wait */
     char variable[128];
     struct site_wait *waits;
-    size_t nwaits;
+    size_t nwaits, waits_cap;
     /* settle_site_waits: the program's waits, the machine's, and noise */
     double wait_ns, machine_ns, noise_ns;
     double best_wait_ns, expected_ns;
@@ -74,6 +101,11 @@ struct engine {
     double explained_comm_ns; /* time in MPI calls at the sites the findings over --min-loss
                                  name, whole */
     bool *waiting; /* settle_site_waits: per view stack, taken inside a waiting call */
+    /* settle_site_waits: the samples of the view's stacks, all and those
+     * taken waiting, per stack thread id and (in a job) per rank */
+    struct key_sums thread_samples, thread_waited, rank_samples, rank_waited;
+    /* settle_site_waits: the waits' machine part per group and per region */
+    struct key_sums machine_by_group, machine_by_region;
     double thread_ns; /* the thread- or rank-seconds of the run at the machine's pace (what
                          percentages refer to) */
 };
@@ -105,7 +137,8 @@ struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p, do
 double explained_waits(const struct engine *e);
 
 /* analyze_balance.c */
-size_t collect_groups(const struct loaded *in, struct group_load *g, size_t cap);
+/* The groups compared (malloc'ed, *n of them); NULL when out of memory. */
+struct group_load *collect_groups(const struct loaded *in, size_t *n);
 int find_imbalance(struct engine *e, struct ppw_err *err);
 
 /* analyze_noise.c: the waits the machine makes, not the program */

@@ -123,21 +123,31 @@ static bool waiting_stack(const struct ppw_blame_stack *st, const struct ppw_sta
     return false;
 }
 
-/* The share of the samples taken inside waiting calls (e->waiting), of
- * the stacks whose thread id is `id`, or with whole_rank those of rank
- * `id` of a job. */
-static double share_waiting(const struct engine *e, uint32_t id, bool whole_rank)
+/* The samples of the view's stacks, all and those taken inside waiting
+ * calls (e->waiting), summed per stack thread id and, in a job, per rank:
+ * in the stacks' order, as a pass over them for each id would. */
+static int sum_waiting_samples(struct engine *e, struct ppw_err *err)
 {
     size_t nstacks;
     const struct ppw_blame_stack *stacks = view_stacks(&e->in->view, &nstacks);
-    double all = 0, waited = 0;
-    for (size_t s = 0; e->waiting && s < nstacks; s++) {
-        uint32_t of = whole_rank ? stacks[s].thread / PPW_JOB_RANK_SHIFT : stacks[s].thread;
-        if (of == id) {
-            all += (double)stacks[s].samples;
-            waited += e->waiting[s] ? (double)stacks[s].samples : 0;
-        }
+    for (size_t s = 0; s < nstacks; s++) {
+        double all = (double)stacks[s].samples, waited = e->waiting[s] ? all : 0;
+        uint32_t id = stacks[s].thread, rank = id / PPW_JOB_RANK_SHIFT;
+        if (!key_sums_add(&e->thread_samples, id, all) ||
+            !key_sums_add(&e->thread_waited, id, waited) ||
+            (e->in->job && (!key_sums_add(&e->rank_samples, rank, all) ||
+                            !key_sums_add(&e->rank_waited, rank, waited))))
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
     }
+    return 0;
+}
+
+/* The share of the samples taken inside waiting calls, of the stacks
+ * whose thread id is `id`, or with whole_rank those of rank `id` of a job. */
+static double share_waiting(const struct engine *e, uint32_t id, bool whole_rank)
+{
+    double all = key_sums_get(whole_rank ? &e->rank_samples : &e->thread_samples, id);
+    double waited = key_sums_get(whole_rank ? &e->rank_waited : &e->thread_waited, id);
     return all > 0 ? waited / all : 0;
 }
 
@@ -151,51 +161,145 @@ static double progress_ns(const struct engine *e, const struct ppw_run *run,
     return cpu_outside > not_waiting ? cpu_outside : not_waiting;
 }
 
-/* The program's share (0..1) of each of a site's waits: program_wait(t)
- * over t's waits at every arrival-skew site. */
+/* A message's waits: their partners are any rank's sends and receives
+ * (the waiter of a receive is matched by a sender elsewhere), a barrier's
+ * or collective's those at the same site. */
 static bool point_to_point(enum analyze_pattern p)
 {
     return p == PATTERN_LATE_SENDER || p == PATTERN_LATE_RECEIVER;
 }
 
-/* Whether site b's waiters are partners of site a's: the same barrier or
- * collective, or for a message any rank's sends and receives (the waiter
- * of a receive is matched by a sender elsewhere). */
-static bool partner_sites(const struct site *a, const struct site *b)
+/* The largest value of partners' waits, and the largest of any other
+ * thread's: the largest over the partners but one thread is then a lookup
+ * (a pass over the partners for each wait was quadratic in the ranks). */
+struct top_two {
+    double first, second;  /* the largest, and the largest of another thread than first's */
+    size_t first_thread;   /* SIZE_MAX: none yet */
+    bool has_second;
+};
+
+static void top_two_add(struct top_two *t, double v, size_t thread)
 {
-    return a == b || (point_to_point(a->pattern) && point_to_point(b->pattern));
+    if (t->first_thread == SIZE_MAX) {
+        t->first = v;
+        t->first_thread = thread;
+    } else if (thread == t->first_thread) {
+        t->first = v > t->first ? v : t->first;
+    } else if (v > t->first) {
+        t->second = t->first;
+        t->has_second = true;
+        t->first = v;
+        t->first_thread = thread;
+    } else {
+        t->second = t->has_second && t->second >= v ? t->second : v;
+        t->has_second = true;
+    }
 }
 
-static void program_shares(const struct engine *e, const struct site *s, double *share)
+/* The largest value of a thread other than `thread`; false when none. */
+static bool top_two_other(const struct top_two *t, size_t thread, double *v)
 {
+    if (t->first_thread != SIZE_MAX && t->first_thread != thread) {
+        *v = t->first;
+        return true;
+    }
+    *v = t->second;
+    return t->has_second;
+}
+
+/* What program_shares needs of the partners of a site's waits: the most
+ * progress and the most run-queue wait, per thread's number. */
+struct partners {
+    struct top_two progress, runqueue;
+};
+
+static void partners_add(struct partners *p, const struct site_wait *w, size_t thread)
+{
+    top_two_add(&p->progress, w->progress_ns, thread);
+    top_two_add(&p->runqueue, w->runqueue_ns, thread);
+}
+
+static const struct partners no_partners = {{0, 0, SIZE_MAX, false}, {0, 0, SIZE_MAX, false}};
+
+/* A wait's thread as one key: its unit and its index in the run. */
+static uint64_t wait_thread_key(const struct site_wait *w)
+{
+    return (uint64_t)w->unit << 32 | w->thread;
+}
+
+/* The program's share (0..1) of each of site s's waits.  For each wait w:
+ *   ahead    = how much further the furthest partner of another thread
+ *              progressed (0 at least);
+ *   withheld = the most run-queue wait of such a partner (0 at least);
+ *   skew     = w's thread's waits at every arrival-skew site;
+ * partners being the waits at s, or for a message the waits at every
+ * point-to-point site.  threads numbers the waits' threads, skew_waits
+ * holds their sums, p2p the point-to-point sites' partners. */
+static void program_shares(const struct site *s, const struct key_index *threads,
+                           const double *skew_waits, const struct partners *p2p, double *share)
+{
+    struct partners own = no_partners;
+    const struct partners *partners = point_to_point(s->pattern) ? p2p : &own;
+    if (!point_to_point(s->pattern))
+        for (size_t k = 0; k < s->nwaits; k++)
+            partners_add(&own, &s->waits[k], key_index_find(threads, wait_thread_key(&s->waits[k])));
     for (size_t i = 0; i < s->nwaits; i++) {
         const struct site_wait *w = &s->waits[i];
-        double ahead = 0;      /* how much further the furthest partner progressed */
-        double withheld = 0;   /* the most run-queue wait of a partner */
-        double skew_waits = 0; /* w's thread's waits at every arrival-skew site */
-        for (size_t j = 0; j < e->nsites; j++) {
-            const struct site *other = &e->sites[j];
-            if (!arrival_skew_pattern(other->pattern))
-                continue;
-            for (size_t k = 0; k < other->nwaits; k++) {
-                const struct site_wait *o = &other->waits[k];
-                bool same_thread = o->unit == w->unit && o->thread == w->thread;
-                if (same_thread) {
-                    skew_waits += o->wait_ns;
-                } else if (partner_sites(s, other)) {
-                    double further = o->progress_ns - w->progress_ns;
-                    ahead = further > ahead ? further : ahead;
-                    withheld = o->runqueue_ns > withheld ? o->runqueue_ns : withheld;
-                }
-            }
+        size_t thread = key_index_find(threads, wait_thread_key(w));
+        double most, ahead = 0, withheld = 0;
+        if (top_two_other(&partners->progress, thread, &most)) {
+            /* rounding is monotonic: the furthest partner's lead is the
+             * largest of the partners' leads, as computed one by one */
+            double further = most - w->progress_ns;
+            ahead = further > 0 ? further : 0;
         }
+        if (top_two_other(&partners->runqueue, thread, &most))
+            withheld = most > 0 ? most : 0;
         /* The machine's part is what the program does not explain, up to
          * what the machine withheld from the partners: on an idle machine
          * a message's cost is the program's, however long. */
-        double machine = skew_waits - ahead;
+        double skew = skew_waits[thread];
+        double machine = skew - ahead;
         machine = machine < withheld ? machine : withheld;
-        share[i] = skew_waits > 0 && machine > 0 ? 1 - machine / skew_waits : 1;
+        share[i] = skew > 0 && machine > 0 ? 1 - machine / skew : 1;
     }
+}
+
+/* Numbers the threads of the arrival-skew sites' waits, sums each one's
+ * waits there (in the sites' and waits' order, as program_shares summed
+ * them wait by wait), and gathers the point-to-point sites' partners. */
+static int arrival_skew_threads(const struct engine *e, struct key_index *threads,
+                                double **skew_waits, struct partners *p2p, struct ppw_err *err)
+{
+    size_t cap = 0;
+    *skew_waits = NULL;
+    *p2p = no_partners;
+    for (size_t j = 0; j < e->nsites; j++) {
+        const struct site *other = &e->sites[j];
+        if (!arrival_skew_pattern(other->pattern))
+            continue;
+        for (size_t k = 0; k < other->nwaits; k++) {
+            const struct site_wait *o = &other->waits[k];
+            bool added;
+            size_t t = key_index_add(threads, wait_thread_key(o), &added);
+            if (t != SIZE_MAX && t >= cap) {
+                size_t grown_cap = cap ? 2 * cap : 64;
+                double *grown = realloc(*skew_waits, grown_cap * sizeof *grown);
+                if (!grown)
+                    t = SIZE_MAX;
+                else
+                    *skew_waits = grown, cap = grown_cap;
+            }
+            if (t == SIZE_MAX)
+                return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+            if (added)
+                (*skew_waits)[t] = 0;
+            (*skew_waits)[t] += o->wait_ns;
+            if (point_to_point(other->pattern))
+                partners_add(p2p, o, t);
+        }
+    }
+    return 0;
 }
 
 static void add_group_wait(struct site *s, double wait, uint32_t group)
@@ -225,17 +329,24 @@ static bool group_site(const struct site *s)
  * order of balanced arrivals a lot).  A balanced control on the idle
  * 2-core VM waited up to 4% of its run this way, one thread more than the
  * other; a 3x imbalance keeps all of its wait. */
-static double standing_skew(const struct site *s, const struct site_wait *w)
+static double standing_skew(const struct site *s, const struct site_wait *w,
+                            const struct site_wait *least)
 {
-    const struct site_wait *least = w;
-    for (size_t k = 0; k < s->nwaits; k++)
-        if (s->waits[k].wait_ns < least->wait_ns)
-            least = &s->waits[k];
-    if (least == w)
+    if (w->wait_ns <= least->wait_ns) /* w is a least waiting one itself */
         return s->nwaits > 1 ? 0 : w->wait_ns; /* alone, nothing to compare with */
     double skew = w->wait_ns - least->wait_ns -
                   4 * sqrt(w->variance_ns2 + least->variance_ns2);
     return skew > 0 ? skew : 0;
+}
+
+/* The first of the site's waits that waited least. */
+static const struct site_wait *least_wait(const struct site *s)
+{
+    const struct site_wait *least = &s->waits[0];
+    for (size_t k = 1; k < s->nwaits; k++)
+        if (s->waits[k].wait_ns < least->wait_ns)
+            least = &s->waits[k];
+    return least;
 }
 
 /* CPU time over CPU time plus run-queue wait of run's threads but the
@@ -269,6 +380,9 @@ int settle_site_waits(struct engine *e, struct ppw_err *err)
     for (size_t s = 0; s < nstacks; s++)
         waiting[s] = waiting_stack(&stacks[s], e->in->view.graph);
     e->waiting = waiting;
+    int rc = sum_waiting_samples(e, err);
+    if (rc)
+        return rc;
     for (size_t i = 0; i < e->nsites; i++)
         for (size_t k = 0; k < e->sites[i].nwaits; k++) {
             struct site_wait *w = &e->sites[i].waits[k];
@@ -278,7 +392,10 @@ int settle_site_waits(struct engine *e, struct ppw_err *err)
             w->progress_ns = progress_ns(e, u->run, t, id);
             w->runqueue_ns = thread_runqueue_ns(t);
         }
-    int rc = 0;
+    struct key_index threads = {0};
+    double *skew_waits = NULL;
+    struct partners p2p;
+    rc = arrival_skew_threads(e, &threads, &skew_waits, &p2p, err);
     for (size_t i = 0; i < e->nsites && !rc; i++) {
         struct site *s = &e->sites[i];
         double *share = malloc((s->nwaits ? s->nwaits : 1) * sizeof *share);
@@ -289,19 +406,20 @@ int settle_site_waits(struct engine *e, struct ppw_err *err)
         for (size_t k = 0; k < s->nwaits; k++)
             share[k] = 1;
         if (arrival_skew_pattern(s->pattern))
-            program_shares(e, s, share);
+            program_shares(s, &threads, skew_waits, &p2p, share);
         else
             for (size_t k = 0; k < s->nwaits; k++)
                 share[k] = others_pace(e, &s->waits[k]);
         s->wait_ns = s->machine_ns = s->noise_ns = 0;
         s->groups = 0;
+        const struct site_wait *least = s->nwaits ? least_wait(s) : NULL;
         for (size_t k = 0; k < s->nwaits; k++) {
             struct site_wait *w = &s->waits[k];
             double program = w->wait_ns * share[k];
             w->machine_ns = w->wait_ns - program;
             w->noise_ns = 0;
             if (group_site(s)) {
-                double skew = standing_skew(s, w);
+                double skew = standing_skew(s, w, least);
                 w->noise_ns = program > skew ? program - skew : 0;
                 program -= w->noise_ns;
             }
@@ -312,31 +430,29 @@ int settle_site_waits(struct engine *e, struct ppw_err *err)
         }
         free(share);
     }
-    return rc;
-}
-
-/* The machine's part of the waits whose group is `group`, or (group
- * UINT32_MAX) whose region is g. */
-static double machine_part(const struct engine *e, uint32_t group, const struct ppw_run_region *g)
-{
-    double sum = 0;
-    for (size_t i = 0; i < e->nsites; i++)
-        for (size_t k = 0; k < e->sites[i].nwaits; k++) {
+    key_index_free(&threads);
+    free(skew_waits);
+    /* The machine's part per group and per region, summed in the sites'
+     * and waits' order. */
+    for (size_t i = 0; i < e->nsites && !rc; i++)
+        for (size_t k = 0; k < e->sites[i].nwaits && !rc; k++) {
             const struct site_wait *w = &e->sites[i].waits[k];
-            if (group == UINT32_MAX ? w->region == g : w->group == group)
-                sum += w->machine_ns;
+            if (!key_sums_add(&e->machine_by_group, w->group, w->machine_ns) ||
+                !key_sums_add(&e->machine_by_region, (uint64_t)(uintptr_t)w->region,
+                              w->machine_ns))
+                rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
         }
-    return sum;
+    return rc;
 }
 
 double machine_waits_of(const struct engine *e, uint32_t group)
 {
-    return machine_part(e, group, NULL);
+    return key_sums_get(&e->machine_by_group, group);
 }
 
 double machine_wait_at(const struct engine *e, const struct ppw_run_region *g)
 {
-    return machine_part(e, UINT32_MAX, g);
+    return key_sums_get(&e->machine_by_region, (uint64_t)(uintptr_t)g);
 }
 
 double waiting_share(const struct engine *e, uint32_t group)

@@ -197,16 +197,42 @@ static void progress_bar(void *context, uint64_t done, uint64_t total)
     *shown = true;
 }
 
+/* The room job_notes holds for len bytes: a power of two, so that notes
+ * added one by one (a job can have one per rank) copy it log(n) times. */
+static size_t notes_room(size_t len)
+{
+    size_t room = 256;
+    while (room < len)
+        room *= 2;
+    return room;
+}
+
 int view_note(struct view_input *in, const char *line, struct ppw_err *err)
 {
-    size_t old = in->job_notes ? strlen(in->job_notes) : 0, n = strlen(line);
-    char *p = realloc(in->job_notes, old + n + 2);
-    if (!p)
+    size_t old = in->job_notes_len, n = strlen(line);
+    if (!in->job_notes || notes_room(old + 1) < old + n + 2) {
+        char *p = realloc(in->job_notes, notes_room(old + n + 2));
+        if (!p)
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        in->job_notes = p;
+    }
+    memcpy(in->job_notes + old, line, n);
+    in->job_notes[old + n] = '\n';
+    in->job_notes[old + n + 1] = 0;
+    in->job_notes_len = old + n + 1;
+    return 0;
+}
+
+int view_reserve_fault(struct view_input *in, struct ppw_err *err)
+{
+    if (in->nfaults < in->faults_cap)
+        return 0;
+    size_t cap = in->faults_cap ? 2 * in->faults_cap : 16;
+    struct view_rank_fault *f = realloc(in->faults, cap * sizeof *f);
+    if (!f)
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    memcpy(p + old, line, n);
-    p[old + n] = '\n';
-    p[old + n + 1] = 0;
-    in->job_notes = p;
+    in->faults = f;
+    in->faults_cap = cap;
     return 0;
 }
 
@@ -216,10 +242,10 @@ static const char *const fault_states[] = {"missing", "unfinished", "unreadable"
 static int add_fault(struct view_input *in, uint32_t rank, int which, const char *error,
                      struct ppw_err *err)
 {
-    struct view_rank_fault *f = realloc(in->faults, (in->nfaults + 1) * sizeof *f);
-    if (!f)
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    in->faults = f;
+    int rc = view_reserve_fault(in, err);
+    if (rc)
+        return rc;
+    struct view_rank_fault *f = in->faults;
     f[in->nfaults] = (struct view_rank_fault){rank, fault_states[which], NULL, NULL};
     if (error && !(f[in->nfaults].error = strdup(error)))
         return ppw_err_set(err, PPW_ENOMEM, "out of memory");
@@ -434,10 +460,16 @@ int view_add_losses(struct view_input *in, const char *run, bool has_rank, uint3
 {
     if (n == 0)
         return 0;
-    struct view_loss *grown = realloc(in->losses, (in->nlosses + n) * sizeof *grown);
-    if (!grown)
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    in->losses = grown;
+    if (in->nlosses + n > in->losses_cap) { /* doubling: added a rank or a thread at a time */
+        size_t cap = in->losses_cap ? 2 * in->losses_cap : 16;
+        while (cap < in->nlosses + n)
+            cap *= 2;
+        struct view_loss *grown = realloc(in->losses, cap * sizeof *grown);
+        if (!grown)
+            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+        in->losses = grown;
+        in->losses_cap = cap;
+    }
     for (size_t i = 0; i < n; i++) {
         struct view_loss *l = &in->losses[in->nlosses];
         *l = (struct view_loss){ids[i], has_rank, rank, NULL, losses[i]};

@@ -105,14 +105,15 @@ struct view_input {
                            a job: rank * PPW_JOB_RANK_SHIFT + thread) */
     size_t nthreads;
     struct view_loss *losses; /* every thread of every run read */
-    size_t nlosses;
+    size_t nlosses, losses_cap;
     bool job;           /* a job directory: the ranks below are set */
     uint32_t *ranks;    /* the ranks loaded, sorted */
     size_t nranks;
     uint32_t job_size;  /* ranks in the job (MPI record), loaded or not */
     char *job_notes;    /* text lines about missing, unfinished or unreadable ranks */
+    size_t job_notes_len;
     struct view_rank_fault *faults; /* the same, for JSON, by rank */
-    size_t nfaults;
+    size_t nfaults, faults_cap;
     bool selected;      /* --thread/--rank: the stacks and totals below are the selection's */
     bool sel_thread, sel_rank;
     uint32_t thread, rank;

@@ -39,6 +39,9 @@ int view_add_losses(struct view_input *in, const char *run, bool has_rank, uint3
 
 /* Appends a line to in->job_notes. */
 int view_note(struct view_input *in, const char *line, struct ppw_err *err);
+/* Room for one more fault in in->faults (grown by doubling: a job can
+ * have a fault per rank).  Errors: PPW_ENOMEM. */
+int view_reserve_fault(struct view_input *in, struct ppw_err *err);
 
 /* Loads one run or job directory, as view_load does for a single DIR,
  * into in (cleared first; its stacks keep their threads apart).  Free it

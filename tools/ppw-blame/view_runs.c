@@ -242,10 +242,9 @@ static int add_job(struct view_input *in, struct view_input *part, const char *d
     if (part->job_size > in->job_size)
         in->job_size = part->job_size;
     for (size_t i = 0; !rc && i < part->nfaults; i++) {
-        struct view_rank_fault *f = realloc(in->faults, (in->nfaults + 1) * sizeof *f);
-        if (!f)
-            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-        in->faults = f;
+        if ((rc = view_reserve_fault(in, err)) != 0)
+            return rc;
+        struct view_rank_fault *f = in->faults;
         f[in->nfaults] = part->faults[i];
         part->faults[i].error = NULL; /* moved */
         if (!(f[in->nfaults++].job = strdup(dir)))
