@@ -2,6 +2,8 @@
 #include "run_writer.h"
 #include "ppw/crc32c.h"
 
+#include <assert.h>
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -60,6 +62,64 @@ size_t rf_record(struct run_file *f, uint32_t kind, const void *fixed, size_t fi
         bytes_put(&f->b, strings[i], strlen(strings[i]) + 1);
     bytes_zeros(&f->b, at + size - f->b.len);
     return at;
+}
+
+void rf_block_begin(struct rf_block_entries *e, uint64_t base_ns)
+{
+    memset(e, 0, sizeof *e);
+    e->last_ns = base_ns;
+}
+
+static void block_u32(struct rf_block_entries *e, uint32_t value)
+{
+    assert(e->used + 4 <= sizeof e->bytes);
+    memcpy(e->bytes + e->used, &value, 4);
+    e->used += 4;
+}
+
+static void block_u64(struct rf_block_entries *e, uint64_t value)
+{
+    block_u32(e, (uint32_t)value);
+    block_u32(e, (uint32_t)(value >> 32));
+}
+
+void rf_block_stack(struct rf_block_entries *e, uint32_t id, uint16_t flags,
+                    const uint64_t *frames, uint16_t n)
+{
+    block_u32(e, (uint32_t)PPW_BLOCK_STACK << PPW_BLOCK_KIND_SHIFT | id);
+    block_u32(e, n | (uint32_t)flags << 16);
+    for (uint16_t i = 0; i < n; i++)
+        block_u64(e, frames[i]);
+}
+
+void rf_block_sample(struct rf_block_entries *e, uint32_t stack, uint32_t tag, uint64_t time_ns,
+                     uint64_t weight)
+{
+    if (tag != e->spawn) {
+        block_u32(e, (uint32_t)PPW_BLOCK_SPAWN << PPW_BLOCK_KIND_SHIFT);
+        block_u32(e, tag);
+        e->spawn = tag;
+    }
+    if (weight <= UINT32_MAX && time_ns >= e->last_ns && time_ns - e->last_ns <= UINT32_MAX) {
+        block_u32(e, (uint32_t)PPW_BLOCK_SAMPLE << PPW_BLOCK_KIND_SHIFT | stack);
+        block_u32(e, (uint32_t)weight);
+        block_u32(e, (uint32_t)(time_ns - e->last_ns));
+    } else {
+        block_u32(e, (uint32_t)PPW_BLOCK_SAMPLE_WIDE << PPW_BLOCK_KIND_SHIFT | stack);
+        block_u64(e, weight);
+        block_u64(e, time_ns);
+    }
+    e->last_ns = time_ns;
+}
+
+size_t rf_block(struct run_file *f, const struct rf_block_entries *e, uint64_t base_ns,
+                uint32_t used, uint32_t capacity)
+{
+    assert(capacity >= e->used && capacity <= sizeof e->bytes);
+    struct ppw_rec_block head = {used, capacity, base_ns};
+    uint8_t room[sizeof e->bytes] = {0};
+    memcpy(room, e->bytes, e->used);
+    return rf_record(f, PPW_SMP_BLOCK, &head, sizeof head, room, capacity, NULL);
 }
 
 size_t rf_slot(struct run_file *f, const void *slot, size_t size)
@@ -362,17 +422,40 @@ static void build_samples(struct sample_run *sr)
     uint64_t in_task[] = {a->leaf, a->worker + 1, omp_a + 1, omp_b + 1, a->clone + 1};
     uint64_t in_worker[] = {a->compute + 1, a->worker + 1};
     uint64_t in_runtime[] = {omp_a, a->worker + 1, omp_b + 1, a->clone + 1};
-    put_stack(&sr->samples[0], 1, PPW_STACK_LEAF_PC, whole, 4);
-    put_sample(&sr->samples[0], 1, 0, 3000);
-    put_stack(&sr->samples[0], 2, PPW_STACK_LEAF_PC | PPW_STACK_TRUNCATED, cut, 2);
-    put_sample(&sr->samples[0], 2, 0, 4000);
-    put_sample(&sr->samples[0], 1, 0, 5000);
-    put_stack(&sr->samples[1], 1, PPW_STACK_LEAF_PC, in_task, 5);
-    put_sample(&sr->samples[1], 1, 3, 6000);
-    put_stack(&sr->samples[1], 2, 0, in_worker, 2);
-    put_sample(&sr->samples[1], 2, 0, 7000);
-    put_stack(&sr->samples[1], 3, PPW_STACK_LEAF_PC, in_runtime, 4);
-    put_sample(&sr->samples[1], 3, 2, 8000);
+    if (sr->blocks) {
+        /* Thread 0 in one block, with room to spare; thread 1 in two, the
+         * second starting at spawn tag 0 again. */
+        struct rf_block_entries e;
+        rf_block_begin(&e, 2500);
+        rf_block_stack(&e, 1, PPW_STACK_LEAF_PC, whole, 4);
+        rf_block_sample(&e, 1, 0, 3000, 1000000);
+        rf_block_stack(&e, 2, PPW_STACK_LEAF_PC | PPW_STACK_TRUNCATED, cut, 2);
+        rf_block_sample(&e, 2, 0, 4000, 1000000);
+        rf_block_sample(&e, 1, 0, 5000, 1000000);
+        rf_block(&sr->samples[0], &e, 2500, e.used, e.used + 64);
+        rf_block_begin(&e, 6000);
+        rf_block_stack(&e, 1, PPW_STACK_LEAF_PC, in_task, 5);
+        rf_block_sample(&e, 1, 3, 6000, 1000000);
+        rf_block_stack(&e, 2, 0, in_worker, 2);
+        rf_block_sample(&e, 2, 0, 7000, 1000000);
+        rf_block(&sr->samples[1], &e, 6000, e.used, e.used);
+        rf_block_begin(&e, 7500);
+        rf_block_stack(&e, 3, PPW_STACK_LEAF_PC, in_runtime, 4);
+        rf_block_sample(&e, 3, 2, 8000, 1000000);
+        rf_block(&sr->samples[1], &e, 7500, e.used, e.used);
+    } else {
+        put_stack(&sr->samples[0], 1, PPW_STACK_LEAF_PC, whole, 4);
+        put_sample(&sr->samples[0], 1, 0, 3000);
+        put_stack(&sr->samples[0], 2, PPW_STACK_LEAF_PC | PPW_STACK_TRUNCATED, cut, 2);
+        put_sample(&sr->samples[0], 2, 0, 4000);
+        put_sample(&sr->samples[0], 1, 0, 5000);
+        put_stack(&sr->samples[1], 1, PPW_STACK_LEAF_PC, in_task, 5);
+        put_sample(&sr->samples[1], 1, 3, 6000);
+        put_stack(&sr->samples[1], 2, 0, in_worker, 2);
+        put_sample(&sr->samples[1], 2, 0, 7000);
+        put_stack(&sr->samples[1], 3, PPW_STACK_LEAF_PC, in_runtime, 4);
+        put_sample(&sr->samples[1], 3, 2, 8000);
+    }
     rf_header(&sr->samples[1])->dropped[PPW_DROP_NOT_READY] = 2;
     rf_header(&sr->samples[0])->handler_ns = 12345;
 }
@@ -513,6 +596,7 @@ int sample_run_build(struct sample_run *sr, unsigned flags)
         rf_init(&sr->profile[t], PPW_FILE_PROFILE, t, sr->pid, id, id_size);
     }
     build_run_file(sr, flags);
+    sr->blocks = flags & SAMPLE_RUN_BLOCKS;
     build_samples(sr);
     build_events(sr);
     build_profiles(sr, flags);

@@ -11,6 +11,7 @@
 #define PPW_TEST_RUN_WRITER_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "chunk_writer.h" /* struct bytes */
@@ -33,6 +34,25 @@ struct ppw_file_header *rf_header(struct run_file *f);
  * to a multiple of 8.  Returns the record's file offset. */
 size_t rf_record(struct run_file *f, uint32_t kind, const void *fixed, size_t fixed_size,
                  const void *extra, size_t extra_size, const char *const *strings);
+
+/* A BLOCK record's entries (run format 1.6), built up before rf_block. */
+struct rf_block_entries {
+    uint8_t bytes[2048];
+    uint32_t used;
+    uint64_t last_ns; /* the last sample's time (base_ns before the first) */
+    uint32_t spawn;   /* the spawn tag the samples have now */
+};
+void rf_block_begin(struct rf_block_entries *e, uint64_t base_ns);
+void rf_block_stack(struct rf_block_entries *e, uint32_t id, uint16_t flags,
+                    const uint64_t *frames, uint16_t n);
+/* A sample entry (after a SPAWN entry when tag changed; wide when the
+ * weight or the delta needs 64 bits). */
+void rf_block_sample(struct rf_block_entries *e, uint32_t stack, uint32_t tag, uint64_t time_ns,
+                     uint64_t weight);
+/* Appends the BLOCK record: its header says `used` bytes of entries
+ * (normally e->used) in room for `capacity` (at least e->used). */
+size_t rf_block(struct run_file *f, const struct rf_block_entries *e, uint64_t base_ns,
+                uint32_t used, uint32_t capacity);
 
 /* Appends a profile slot, zero-padded to the header's slot_size. */
 size_t rf_slot(struct run_file *f, const void *slot, size_t size);
@@ -89,6 +109,7 @@ struct sample_run {
     struct run_image exe, libc;
     struct sample_addrs at;
     uint32_t pid;
+    bool blocks; /* SAMPLE_RUN_BLOCKS */
 };
 
 /* Where the sample run's parallel runtime (a made-up libomp) is mapped. */
@@ -96,6 +117,7 @@ struct sample_run {
 
 enum sample_run_flag {
     SAMPLE_RUN_CRASHED = 1u << 0, /* no FINISH, thread 1 never ended, main's timer open */
+    SAMPLE_RUN_BLOCKS = 1u << 1,  /* samples and stacks in BLOCK records (1.6), same content */
 };
 
 /* Builds the sample run; returns 0, or -1 when its modules cannot be found.

@@ -1175,6 +1175,76 @@ static void test_stack_records(void)
     sample_run_free(&sr);
 }
 
+/* Samples and stacks in BLOCK records (1.6, as libppw writes them) read as
+ * the same samples and stacks as in SAMPLE and STACK records; a block cut
+ * short by a crash reads up to its last published entry; a damaged block
+ * is refused. */
+static void test_sample_blocks(void)
+{
+    struct sample_run plain, blocks;
+    if (!build(&plain, 0))
+        return;
+    if (!build(&blocks, SAMPLE_RUN_BLOCKS)) {
+        sample_run_free(&plain);
+        return;
+    }
+    write_run(&plain, "records");
+    struct ppw_run *want = LOAD_OK();
+    write_run(&blocks, "blocks");
+    struct ppw_run *got = LOAD_OK();
+    for (size_t i = 0; want && got && i < 2; i++) {
+        const struct ppw_run_thread *w = &want->threads[i], *g = &got->threads[i];
+        CHECK_INT(g->sample_count, w->sample_count);
+        CHECK_INT(g->stack_count, w->stack_count);
+        for (size_t k = 0; k < w->sample_count && k < g->sample_count; k++) {
+            const struct ppw_run_sample *ws = &w->samples[k], *gs = &g->samples[k];
+            CHECK_INT(gs->time_ns, ws->time_ns);
+            CHECK_INT(gs->weight, ws->weight);
+            CHECK_INT(gs->spawn_tag, ws->spawn_tag);
+            CHECK_INT(gs->stack->id, ws->stack->id);
+            CHECK_INT(gs->stack->flags, ws->stack->flags);
+            CHECK_INT(gs->stack->nframes, ws->stack->nframes);
+            for (size_t f = 0; f < ws->stack->nframes && f < gs->stack->nframes; f++)
+                CHECK_INT(gs->stack->frames[f], ws->stack->frames[f]);
+        }
+    }
+    ppw_run_free(want);
+    ppw_run_free(got);
+    sample_run_free(&plain);
+
+    /* Thread 1's second block: STACK entry (8 + 4 x 8 bytes), then its
+     * sample at spawn tag 2: SPAWN (8) and SAMPLE (12) entries. */
+    size_t second = record_at(&blocks.samples[1], 1) + 8;
+    uint32_t used;
+    memcpy(&used, blocks.samples[1].b.data + second, 4);
+    CHECK_INT(used, 40 + 8 + 12);
+    set_u32(&blocks.samples[1], second, 40); /* a crash before the sample was published */
+    write_run(&blocks, "block-crashed");
+    got = LOAD_OK();
+    if (got) {
+        CHECK_INT(got->threads[1].sample_count, 2); /* the first block's two */
+        CHECK_INT(got->threads[1].stack_count, 3);
+    }
+    ppw_run_free(got);
+    set_u32(&blocks.samples[1], second, 40 + 8 + 8); /* the sample cut in half */
+    write_run(&blocks, "block-entry-cut");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "BLOCK entry of kind 0 needs 12 bytes, 8 are left");
+    set_u32(&blocks.samples[1], second, 64); /* more used than the room */
+    write_run(&blocks, "block-overfull");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "says 64 bytes of entries used of 60");
+    set_u32(&blocks.samples[1], second, 60);
+    set_u32(&blocks.samples[1], second + 16 + 40, (uint32_t)PPW_BLOCK_SPAWN << 30 | 7);
+    write_run(&blocks, "block-spawn-id");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "BLOCK SPAWN entry with 7 in its id bits");
+    set_u32(&blocks.samples[1], second + 16 + 40, (uint32_t)PPW_BLOCK_SPAWN << 30);
+    write_run(&blocks, "block-repaired");
+    ppw_run_free(LOAD_OK());
+    rf_header(&blocks.samples[1])->minor = 5; /* BLOCK came with 1.6 */
+    write_run(&blocks, "block-in-1.5");
+    EXPECT_LOAD_ERROR(PPW_ECORRUPT, "record kind 34: run format 1.5 has no such kind in samples");
+    sample_run_free(&blocks);
+}
+
 static void test_strings(void)
 {
     struct sample_run sr;
@@ -1472,6 +1542,7 @@ int main(int argc, char **argv)
     RUN(test_crashed_run);
     RUN(test_sample_names_missing_stack);
     RUN(test_stack_records);
+    RUN(test_sample_blocks);
     RUN(test_strings);
     RUN(test_trace_and_timer_references);
     RUN(test_slot_size);
