@@ -59,7 +59,6 @@ struct instrumenter {
     const struct ppw_pass_opts *opts;
     LLVMTypeRef i32, i64, ptr, notify_type;
     LLVMValueRef notify;
-    LLVMValueRef countdown; /* the allocation sites' per-thread countdown, made on first use */
     unsigned zeroext_kind, naked_kind, returns_twice_kind;
     struct ppw_ptrmap callee_rows; /* callee function -> call_rows index + 1 */
     struct file_string *files;
@@ -369,45 +368,85 @@ static LLVMValueRef site_record(struct instrumenter *in)
     return site;
 }
 
-/* The module's per-thread countdown of sampled allocation calls: the
- * program's own TLS, so that a sampled-out call never leaves its code. */
-static LLVMValueRef sample_countdown(struct instrumenter *in)
+/* The site's per-thread countdown of calls to let pass: the program's
+ * own TLS, so that a call the gate keeps never leaves its code. */
+static LLVMValueRef site_countdown(struct instrumenter *in)
 {
-    if (!in->countdown) {
-        in->countdown = LLVMAddGlobal(in->module, in->i32, "__ppw_gasp_countdown");
-        LLVMSetInitializer(in->countdown, LLVMConstInt(in->i32, 0, 0));
-        LLVMSetLinkage(in->countdown, LLVMInternalLinkage);
-        LLVMSetThreadLocal(in->countdown, 1);
-        LLVMSetAlignment(in->countdown, 4);
-    }
-    return in->countdown;
+    LLVMValueRef countdown = LLVMAddGlobal(in->module, in->i32, "__ppw_gasp_countdown");
+    LLVMSetInitializer(countdown, LLVMConstInt(in->i32, 0, 0));
+    LLVMSetLinkage(countdown, LLVMInternalLinkage);
+    LLVMSetThreadLocal(countdown, 1);
+    LLVMSetAlignment(countdown, 4);
+    return countdown;
 }
 
-/* Whether this call at an allocation site sends its events, from the
- * site's gate (ppw/gasp.h), read once into *gate_read:
- *   take = guard && (gate == 1 || (gate > 1 && --countdown <= 0)),
- * the countdown reset to the gate when a sampled call is let through.
- * No branch and no call: a closed or sampled-out site costs a few
- * instructions. */
+/* Marks a conditional branch's first successor as rare (branch_weights
+ * 1:2000), so that the compiler lays the common path out straight. */
+static void mark_unlikely(struct instrumenter *in, LLVMValueRef branch)
+{
+    LLVMMetadataRef ops[] = {
+        LLVMMDStringInContext2(in->context, "branch_weights", 14),
+        LLVMValueAsMetadata(LLVMConstInt(in->i32, 1, 0)),
+        LLVMValueAsMetadata(LLVMConstInt(in->i32, 2000, 0)),
+    };
+    LLVMValueRef weights =
+        LLVMMetadataAsValue(in->context, LLVMMDNodeInContext2(in->context, ops, 3));
+    LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(in->context, "prof", 4), weights);
+}
+
+/* Whether this call at an allocation site sends its events (ppw/gasp.h),
+ * and in *gate_read the gate it read.  The hot path is the site's
+ * countdown: a TLS load, a decrement, a store and a branch.  Only when it
+ * runs out does the code read the gate:
+ *   0      nothing is sent, and the countdown is set beyond reach;
+ *   1      this call is sent, and the countdown set to 1 (every call);
+ *   K > 1  this call is sent, and the countdown set to K.
+ * So a throttled site costs four instructions a call, and one call in K
+ * reaches libppw. */
 static LLVMValueRef allocation_guard(struct instrumenter *in, LLVMValueRef guard,
-                                     LLVMValueRef site, LLVMValueRef *gate_read)
+                                     const struct call_row *row, LLVMValueRef call,
+                                     LLVMValueRef site, const struct source_place *place,
+                                     LLVMMetadataRef loc, LLVMValueRef *gate_read)
 {
     LLVMBuilderRef b = in->builder;
-    LLVMValueRef one = LLVMConstInt(in->i32, 1, 0);
+    LLVMValueRef zero = LLVMConstInt(in->i32, 0, 0), one = LLVMConstInt(in->i32, 1, 0);
+    LLVMValueRef countdown = site_countdown(in);
+    LLVMValueRef left = LLVMBuildSub(b, LLVMBuildLoad2(b, in->i32, countdown, "gasp.countdown"),
+                                     one, "");
+    LLVMBuildStore(b, left, countdown);
+    LLVMValueRef due = LLVMBuildICmp(b, LLVMIntSLE, left, zero, "gasp.countdown.due");
+    LLVMBasicBlockRef head = LLVMGetInstructionParent(due);
+    LLVMValueRef slow_end = ppw_split_if_then(due, call);
+    mark_unlikely(in, LLVMGetBasicBlockTerminator(head));
+
+    LLVMPositionBuilderBefore(b, slow_end);
     LLVMValueRef gate = LLVMBuildLoad2(b, in->i32, site, "gasp.site.gate");
     LLVMSetOrdering(gate, LLVMAtomicOrderingMonotonic);
     LLVMSetAlignment(gate, 4);
-    LLVMValueRef countdown = sample_countdown(in);
-    LLVMValueRef left = LLVMBuildLoad2(b, in->i32, countdown, "gasp.countdown");
-    LLVMValueRef next = LLVMBuildSub(b, left, one, "");
-    LLVMValueRef every = LLVMBuildICmp(b, LLVMIntEQ, gate, one, "");
-    LLVMValueRef sampled = LLVMBuildICmp(b, LLVMIntSGT, gate, one, "");
-    LLVMValueRef due = LLVMBuildICmp(b, LLVMIntSLT, next, one, "");
-    LLVMValueRef hit = LLVMBuildAnd(b, sampled, due, "");
-    LLVMValueRef reset = LLVMBuildSelect(b, hit, gate, next, "");
-    LLVMBuildStore(b, LLVMBuildSelect(b, sampled, reset, left, ""), countdown);
-    *gate_read = LLVMBuildSExt(b, gate, in->i64, "");
-    return LLVMBuildAnd(b, guard, LLVMBuildOr(b, every, hit, ""), "gasp.site.on");
+    LLVMValueRef open = LLVMBuildICmp(b, LLVMIntNE, gate, zero, "");
+    LLVMBuildStore(b, LLVMBuildSelect(b, open, gate, LLVMConstInt(in->i32, INT32_MAX, 0), ""),
+                   countdown);
+    LLVMValueRef slow_take = LLVMBuildAnd(b, guard, open, "");
+    LLVMValueRef slow_read = LLVMBuildSExt(b, gate, in->i64, "");
+    /* START here, off the hot path, which then needs no test before the
+     * call. */
+    LLVMValueRef payload[MAX_PAYLOAD] = {site, slow_read};
+    enter_guarded_block(in, slow_take, slow_end, loc);
+    build_notify(in, row->tag | GASP_PPW_SITE, GASP_START, place, payload,
+                 SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
+    LLVMBasicBlockRef slow = LLVMGetInstructionParent(slow_end);
+
+    LLVMPositionBuilderBefore(b, call);
+    LLVMTypeRef i1 = LLVMInt1TypeInContext(in->context);
+    LLVMBasicBlockRef from[] = {head, slow};
+    LLVMValueRef take = LLVMBuildPhi(b, i1, "gasp.site.on");
+    LLVMValueRef take_in[] = {LLVMConstInt(i1, 0, 0), slow_take};
+    LLVMAddIncoming(take, take_in, from, 2);
+    LLVMValueRef read = LLVMBuildPhi(b, in->i64, "gasp.site.read");
+    LLVMValueRef read_in[] = {LLVMConstInt(in->i64, 0, 0), slow_read};
+    LLVMAddIncoming(read, read_in, from, 2);
+    *gate_read = read;
+    return take;
 }
 
 /* `fallback_loc` is for calls without a location of their own: in a
@@ -427,16 +466,16 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
     LLVMValueRef record = site_record(in);
     payload[0] = record;
     payload[1] = LLVMConstInt(in->i64, 1, 0);
+    unsigned tag = row->tag | GASP_PPW_SITE;
     if (row->op == PPW_OP_MEM_ALLOC || row->op == PPW_OP_MEM_FREE) {
         LLVMPositionBuilderBefore(in->builder, call);
         LLVMSetCurrentDebugLocation2(in->builder, loc);
-        guard = allocation_guard(in, guard, record, &payload[1]);
+        guard = allocation_guard(in, guard, row, call, record, &place, loc, &payload[1]);
+    } else {
+        enter_guarded_block(in, guard, call, loc);
+        build_notify(in, tag, GASP_START, &place, payload,
+                     SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
     }
-    unsigned tag = row->tag | GASP_PPW_SITE;
-
-    enter_guarded_block(in, guard, call, loc);
-    build_notify(in, tag, GASP_START, &place, payload,
-                 SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
     enter_guarded_block(in, guard, after, loc);
     build_notify(in, tag, GASP_END, &place, payload,
                  SITE_ARGS + build_payload(in, row, call, 1, payload + SITE_ARGS));
