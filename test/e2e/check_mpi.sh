@@ -174,14 +174,20 @@ case_imbalance() {
     jqok heavy.json '.group == "rank" and .ranks == [0,1,2,3] and .ranks_read == 4 and
         .job_size == 4 and .rank_faults == []' ||
         fail "job: $(jq -c '{group, ranks, ranks_read, job_size, rank_faults}' heavy.json)"
+    # Samples, not CPU time: 4 ranks share 2 CPUs while all sweep, then
+    # rank 2 sweeps alone, and a preempted rank's task clock runs up to
+    # 1.22x ahead of its CPU time (check_run.sh).  So the light ranks' 3
+    # sweeps may count as 3 x 1.22 against rank 2's 3: its share lies in
+    # [3 / 6.66, 3.66 / 6.66] = [45%, 55%] (45.06% seen on a loaded ASan
+    # run), then sampling's 4 sd.
     sampled "work@main, rank $heavy's share (low)" heavy.json '[.variables[] | select(.name == "work" and
         .function == "main") | .per_rank] | first as $p | ($p | add) as $n | {n: $n,
-        observed: (100 * $p[$h] / $n), op: ">=", threshold: share_floor(50; $n),
-        from: "share_floor(50, n): 3 of the 6 sweeps"}' --argjson h $heavy
+        observed: (100 * $p[$h] / $n), op: ">=", threshold: share_floor(45; $n),
+        from: "share_floor(45, n): 3 of the 6 sweeps, the light ones counted 1.22x"}' --argjson h $heavy
     sampled "work@main, rank $heavy's share (high)" heavy.json '[.variables[] | select(.name == "work" and
         .function == "main") | .per_rank] | first as $p | ($p | add) as $n | {n: $n,
-        observed: (100 * $p[$h] / $n), op: "<=", threshold: share_ceil(50; $n),
-        from: "share_ceil(50, n): 3 of the 6 sweeps"}' --argjson h $heavy
+        observed: (100 * $p[$h] / $n), op: "<=", threshold: share_ceil(55; $n),
+        from: "share_ceil(55, n): 3 of the 6 sweeps, rank 2 counted 1.22x"}' --argjson h $heavy
     # max/mean and the rank are what the per-rank samples say (exact); so
     # max/mean is 4 x rank 2's share, within the bounds above.
     jqok heavy.json '.variables[] | select(.name == "work" and .function == "main") |
