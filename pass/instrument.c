@@ -401,8 +401,8 @@ static void mark_unlikely(struct instrumenter *in, LLVMValueRef branch)
  *   0      nothing is sent, and the countdown is set beyond reach;
  *   1      this call is sent, and the countdown set to 1 (every call);
  *   K > 1  this call is sent, and the countdown set to K.
- * So a throttled site costs four instructions a call, and one call in K
- * reaches libppw. */
+ * So a throttled site costs four instructions before the call and a test
+ * after it (whether START went out), and one call in K reaches libppw. */
 static LLVMValueRef allocation_guard(struct instrumenter *in, LLVMValueRef guard,
                                      const struct call_row *row, LLVMValueRef call,
                                      LLVMValueRef site, const struct source_place *place,

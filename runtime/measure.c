@@ -495,8 +495,7 @@ static void gate_sampled(struct ppw_measure_thread *m, struct ppw_gasp_site *sit
 {
     int gate = 0;
     if (m->throttle_sample > 1) {
-        m->gate_rng = m->gate_rng * 6364136223846793005ull + 1442695040888963407ull;
-        gate = (int)(m->throttle_sample / 2 + (uint32_t)(m->gate_rng >> 33) % m->throttle_sample);
+        gate = (int)(m->throttle_sample / 2 + ppw_xorshift64(&m->gate_rng) % m->throttle_sample);
         if (gate < 2)
             gate = 2;
     } else if (m->throttle_sample == 1) {
@@ -972,7 +971,7 @@ static struct ppw_measure_thread *state_new(struct ppw_thread *t, int scratch)
     m->throttle_ns = ppw_config.throttle_ns;
     m->throttle_sample = ppw_config.throttle_sample;
     m->throttle_alloc_calls = ppw_config.throttle_alloc_calls;
-    m->gate_rng = (uint64_t)(uintptr_t)m ^ ppw_now_ns();
+    m->gate_rng = ((uint64_t)(uintptr_t)m ^ ppw_now_ns()) | 1; /* xorshift: never 0 */
     m->prof.fd = -1;
     m->stack_cap = STACK_INITIAL;
     m->cache_mask = m->paths_mask = TABLE_INITIAL - 1;
