@@ -227,12 +227,15 @@ case_imbalance() {
         --argjson w0 "$w0" --argjson w2 "$w2" --argjson wall "$wall" ||
         fail "report: work has $wall samples, $w2 on rank 2, $w0 on rank 0: $(per_rank heavy.json work)"
     jqok r2.json '.rank == 2' || fail "--rank 2: $(jq -c .rank r2.json)"
-    # Rank 2 against rank 0 alone: 3:1, a share of 75% of their samples.
+    # Rank 2 against rank 0 alone: 3:1 in CPU time.  In samples either
+    # side's task clock may run 1.22x ahead (above): rank 2's share lies in
+    # [3 / 4.22, 3.66 / 4.66] = [71%, 79%] (78.6% seen on a loaded ASan run
+    # against a bare 75% ceiling), then sampling's 4 sd.
     echo "{\"w0\": $w0, \"w2\": $w2}" >w.json
     sampled "--rank: rank 2's share of ranks 0 and 2 (low)" w.json '(.w0 + .w2) as $n | {n: $n,
-        observed: (100 * .w2 / $n), op: ">=", threshold: share_floor(75; $n), from: "share_floor(75, n): 3:1"}'
+        observed: (100 * .w2 / $n), op: ">=", threshold: share_floor(71; $n), from: "share_floor(71, n): 3:1, rank 0 counted 1.22x"}'
     sampled "--rank: rank 2's share of ranks 0 and 2 (high)" w.json '(.w0 + .w2) as $n | {n: $n,
-        observed: (100 * .w2 / $n), op: "<=", threshold: share_ceil(75; $n), from: "share_ceil(75, n): 3:1"}'
+        observed: (100 * .w2 / $n), op: "<=", threshold: share_ceil(79; $n), from: "share_ceil(79, n): 3:1, rank 2 counted 1.22x"}'
     echo "e2e.mpi_imbalance: work@main max/mean $(jq '.variables[] | select(.name == "work") | .max_over_mean * 100 | floor / 100' heavy.json) on rank $heavy, balanced $(jq '.variables[] | select(.name == "work") | .max_over_mean * 100 | floor / 100' even.json)"
 }
 
