@@ -34,6 +34,7 @@ struct datum_var {
     const struct ppw_static_call *bound_call;
     const char *bound_path;
     int32_t bound_var;
+    uint32_t alias_slot; /* 1 + the slot it was last noted as an alias of */
 };
 
 /* Per static function, built the first time a stack reaches it. */
@@ -172,6 +173,15 @@ struct binding_memo {
 };
 
 /* One step of a datum's walk up the stack being attributed (datum.c). */
+/* The call a chain frame made into the frame below it (datum.c): the
+ * caller's function and location and the callee decide it. */
+#define CALL_CACHE_SLOTS 4096
+struct call_cache {
+    int32_t caller, callee; /* caller 1 + its function (0: empty); callee -1: indirect */
+    uint32_t line, col;
+    const struct ppw_static_call *call;
+};
+
 struct stack_step {
     uint64_t serial; /* the stack's; older: an empty entry */
     uint32_t link, var;
@@ -250,6 +260,7 @@ struct attr {
     uint32_t *prev_ctx_node;
     size_t prev_ctx_len, prev_ctx_func_cap, prev_ctx_node_cap;
     bool *is_main; /* per function: named main (the contexts' root) */
+    bool *stops;   /* per function: the blame point (main by default) */
     struct resolved resolved[RESOLVED_SLOTS];
     size_t func_of_cap, ctx_of_cap;
     struct entry *entries;
@@ -286,6 +297,7 @@ struct attr {
     int32_t *stack_globals; /* slots of the globals the stack's frames blamed so far */
     const struct frame_blame *effect_frame; /* the frame whose closure runs */
     size_t nstack_globals, stack_globals_cap;
+    struct call_cache *call_cache; /* direct-mapped (datum.c), CALL_CACHE_SLOTS */
     struct stack_step *steps; /* open addressing, by stack serial */
     size_t steps_cap, nsteps_used;
     uint64_t step_stack;
@@ -315,7 +327,13 @@ static inline uint64_t ppw_attr_mix(uint64_t h)
     return h ^ (h >> 31);
 }
 
-struct fstate *ppw_attr_fstate(struct attr *a, int32_t func);
+/* Function func's state, made on first use (NULL when out of memory). */
+struct fstate *ppw_attr_fstate_make(struct attr *a, int32_t func);
+static inline struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
+{
+    struct fstate *s = &a->fs[func];
+    return s->ready ? s : ppw_attr_fstate_make(a, func);
+}
 /* Chain frame fb's fb->count entries: its own in attr.entries, or, when it
  * replayed a memoized closure, that closure's. */
 static inline const struct entry *ppw_attr_frame_entries(const struct attr *a,
@@ -375,7 +393,10 @@ const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f
                                                  const struct ppw_blame_frame *at, const char *name,
                                                  const char *other, uint32_t kind);
 /* Whether blame stops at func (the blame point, or main). */
-bool ppw_attr_stops(const struct attr *a, int32_t func);
+static inline bool ppw_attr_stops(const struct attr *a, int32_t func)
+{
+    return a->stops[func];
+}
 
 /* A view: one pass over stack st, whose leaf user frame is u (st->nframes:
  * none) and whose chain (attr.done), contexts and outer_run the walk

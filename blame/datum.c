@@ -29,6 +29,36 @@ static bool push_link(struct attr *a, size_t frame, int32_t func)
     return true;
 }
 
+/* The call at frame at of chain function caller into callee (-1: the
+ * indirect call there), through the cache: stacks sorted by their callers
+ * meet the same calls over and over. */
+static const struct ppw_static_call *chain_call(struct attr *a, int32_t caller,
+                                                const struct ppw_blame_frame *at, int32_t callee)
+{
+    if (!a->call_cache && !(a->call_cache = calloc(CALL_CACHE_SLOTS, sizeof *a->call_cache)))
+        a->oom = true;
+    struct call_cache *c = NULL;
+    if (a->call_cache) {
+        uint64_t h = ppw_attr_mix((uint64_t)(uint32_t)caller << 32 ^ (uint64_t)(uint32_t)callee ^
+                                  (uint64_t)at->line << 12 ^ (uint64_t)at->col << 44);
+        c = &a->call_cache[h & (CALL_CACHE_SLOTS - 1)];
+        if (c->caller == caller + 1 && c->callee == callee && c->line == at->line &&
+            c->col == at->col)
+            return c->call;
+    }
+    const struct ppw_static_func *f = &a->graph->funcs[caller];
+    const struct ppw_static_call *call;
+    if (callee >= 0) {
+        const struct ppw_static_func *g = &a->graph->funcs[callee];
+        call = ppw_attr_find_call(f, at, g->linkage_name, g->name, 0);
+    } else {
+        call = ppw_attr_find_call(f, at, NULL, NULL, PPW_CALL_INDIRECT);
+    }
+    if (c)
+        *c = (struct call_cache){caller + 1, callee, at->line, at->col, call};
+    return call;
+}
+
 bool ppw_attr_chain(struct attr *a, const struct ppw_blame_stack *st, size_t u)
 {
     a->ndone = 0;
@@ -46,16 +76,14 @@ bool ppw_attr_chain(struct attr *a, const struct ppw_blame_stack *st, size_t u)
          * whose function it names: a task's call names the task body,
          * below its runtime entry. */
         struct frame_blame *caller = &a->done[a->ndone - 1];
-        const struct ppw_static_func *f = &a->graph->funcs[caller->func];
         for (size_t from = a->ndone - 1; from-- > 0;) {
-            const struct ppw_static_func *callee = &a->graph->funcs[a->done[from].func];
             const struct ppw_static_call *c =
-                ppw_attr_find_call(f, &st->frames[i], callee->linkage_name, callee->name, 0);
+                chain_call(a, caller->func, &st->frames[i], a->done[from].func);
             /* a call through a pointer (s->pot->force(s)) names no callee:
              * the indirect call at the frame's location, into the frame
              * right below */
             if (!c && from == a->ndone - 2)
-                c = ppw_attr_find_call(f, &st->frames[i], NULL, NULL, PPW_CALL_INDIRECT);
+                c = chain_call(a, caller->func, &st->frames[i], -1);
             if (c) {
                 caller->from = (int32_t)from;
                 caller->call = c;
@@ -535,7 +563,12 @@ struct slot *ppw_attr_datum(struct attr *a, size_t link, uint32_t var, size_t *w
     }
     if (where)
         *where = link;
-    note_alias(slot, first_func, first_var);
+    /* most datums are met again and again under the same name */
+    struct datum_var *first = &a->fs[first_func].dv[first_var];
+    if (first->alias_slot != slot_index + 1) {
+        note_alias(slot, first_func, first_var);
+        first->alias_slot = slot_index + 1;
+    }
     return slot;
 }
 void ppw_attr_datum_free(struct attr *a)
@@ -543,4 +576,5 @@ void ppw_attr_datum_free(struct attr *a)
     ppw_strmap_free(&a->paths);
     free(a->memo);
     free(a->steps);
+    free(a->call_cache);
 }

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ppw_open_table_reserve(void **table, size_t *cap, size_t count,
-                            const struct ppw_open_table_kind *kind, const void *ctx)
+bool ppw_open_table_grow(void **table, size_t *cap, size_t count,
+                         const struct ppw_open_table_kind *kind, const void *ctx)
 {
     if ((count + 1) * 2 <= *cap)
         return true;

@@ -25,7 +25,12 @@ struct ppw_open_table_kind {
  * that would fill more than half of it, a table twice as large (zeroed,
  * which must read as unused) takes every used entry at its place.  False
  * when out of memory; the table is then unchanged. */
-bool ppw_open_table_reserve(void **table, size_t *cap, size_t count,
-                            const struct ppw_open_table_kind *kind, const void *ctx);
+bool ppw_open_table_grow(void **table, size_t *cap, size_t count,
+                         const struct ppw_open_table_kind *kind, const void *ctx);
+static inline bool ppw_open_table_reserve(void **table, size_t *cap, size_t count,
+                                          const struct ppw_open_table_kind *kind, const void *ctx)
+{
+    return (count + 1) * 2 <= *cap || ppw_open_table_grow(table, cap, count, kind, ctx);
+}
 
 #endif

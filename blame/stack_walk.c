@@ -166,11 +166,9 @@ static bool pointer_sources(struct fstate *s, const struct ppw_static_func *f)
     return true;
 }
 
-struct fstate *ppw_attr_fstate(struct attr *a, int32_t func)
+struct fstate *ppw_attr_fstate_make(struct attr *a, int32_t func)
 {
     struct fstate *s = &a->fs[func];
-    if (s->ready)
-        return s;
     const struct ppw_static_func *f = &a->graph->funcs[func];
     size_t n = f->var_count ? f->var_count : 1;
     s->slot = calloc(n, sizeof *s->slot);
@@ -360,13 +358,6 @@ const struct ppw_static_call *ppw_attr_find_call(const struct ppw_static_func *f
 
 /* ---- one stack ---- */
 
-bool ppw_attr_stops(const struct attr *a, int32_t func)
-{
-    const struct ppw_static_func *f = &a->graph->funcs[func];
-    if (a->blame_point)
-        return ppw_static_func_matches(f, a->blame_point);
-    return strcmp(f->name, "main") == 0;
-}
 
 /* The parallel runtime's code (OpenMP, MPI and their transports), by the
  * names its frames have without a graph. */
@@ -517,6 +508,7 @@ static void attr_free(struct attr *a)
     free(a->prev_ctx_func);
     free(a->prev_ctx_node);
     free(a->is_main);
+    free(a->stops);
     free(a->done);
     ppw_attr_datum_free(a);
     ppw_attr_effects_free(a);
@@ -528,10 +520,14 @@ static bool attr_init(struct attr *a)
 {
     const struct ppw_static_graph *g = a->graph;
     if (!(a->fs = calloc(g->func_count ? g->func_count : 1, sizeof *a->fs)) ||
-        !(a->is_main = calloc(g->func_count ? g->func_count : 1, sizeof *a->is_main)))
+        !(a->is_main = calloc(g->func_count ? g->func_count : 1, sizeof *a->is_main)) ||
+        !(a->stops = calloc(g->func_count ? g->func_count : 1, sizeof *a->stops)))
         return false;
-    for (size_t i = 0; i < g->func_count; i++)
+    for (size_t i = 0; i < g->func_count; i++) {
         a->is_main[i] = strcmp(g->funcs[i].name, "main") == 0;
+        a->stops[i] = a->blame_point ? ppw_static_func_matches(&g->funcs[i], a->blame_point)
+                                     : a->is_main[i];
+    }
     for (size_t i = 0; i < g->func_count; i++)
         if (!ppw_strmultimap_add(&a->names, g->funcs[i].name, i) ||
             !ppw_strmultimap_add(&a->names, g->funcs[i].linkage_name, i))
