@@ -573,6 +573,19 @@ static LLVMValueRef after_entry_allocas(LLVMValueRef function)
     return after;
 }
 
+/* Frame pointers in every function of the program (its own, leaves
+ * too), whatever -fomit-frame-pointer says: libppw follows them from an
+ * OpenMP region's entry to its callers, where a full unwind per region
+ * would cost as much as a short region's work (docs/runtime.md, "Spawned
+ * tasks"); perf's call chains use them too. */
+static void keep_frame_pointer(struct instrumenter *in, LLVMValueRef function)
+{
+    static const char key[] = "frame-pointer", value[] = "all";
+    LLVMAttributeRef attr = LLVMCreateStringAttribute(in->context, key, sizeof key - 1, value,
+                                                      sizeof value - 1);
+    LLVMAddAttributeAtIndex(function, LLVMAttributeFunctionIndex, attr);
+}
+
 static void instrument_function(struct instrumenter *in, LLVMValueRef function,
                                 int entry_exit_allowed)
 {
@@ -669,6 +682,8 @@ int ppw_instrument_module(LLVMModuleRef module, const struct ppw_pass_opts *opts
             continue;
         /* Taken from every definition: ppw-cc's marker must never reach codegen. */
         int entry_exit_allowed = take_marker(&in, function);
+        if (in.notify)
+            keep_frame_pointer(&in, function);
         if (in.notify && is_instrumentable(&in, function))
             instrument_function(&in, function, entry_exit_allowed);
     }

@@ -103,6 +103,8 @@ void ppw_modules_early_init(void)
     }
 }
 
+static uint64_t exe_lo, exe_hi; /* the executable's range, once scanned */
+
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -124,6 +126,10 @@ static int visit(struct dl_phdr_info *info, size_t size, void *data)
     rec.hi = hi;
     rec.build_id_size = build_id_of(info, rec.build_id);
     rec.flags = is_exe ? PPW_MODULE_EXE : 0u;
+    if (is_exe) {
+        __atomic_store_n(&exe_lo, lo, __ATOMIC_RELAXED);
+        __atomic_store_n(&exe_hi, hi, __ATOMIC_RELEASE);
+    }
     if (self_lo >= lo && self_lo < hi) {
         rec.flags |= PPW_MODULE_PPW;
         self_lo = lo;
@@ -299,6 +305,12 @@ int ppw_modules_in_runtime(uint64_t pc)
         if (pc >= runtime_ranges[i].lo && pc < runtime_ranges[i].hi)
             return 1;
     return 0;
+}
+
+int ppw_modules_in_exe(uint64_t pc)
+{
+    uint64_t hi = __atomic_load_n(&exe_hi, __ATOMIC_ACQUIRE);
+    return pc >= __atomic_load_n(&exe_lo, __ATOMIC_RELAXED) && pc < hi;
 }
 
 const uint8_t *ppw_modules_exe_build_id(uint32_t *size)

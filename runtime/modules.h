@@ -42,6 +42,8 @@ int ppw_modules_in_self(uint64_t pc);
 /* Is pc in libppw or a parallel runtime (libomp, libgomp)?  Unloaded
  * runtimes are not forgotten: harmless, since their ranges stay unmapped. */
 int ppw_modules_in_runtime(uint64_t pc);
+/* Is pc in the executable? (signal-safe; 0 before the first scan) */
+int ppw_modules_in_exe(uint64_t pc);
 const uint8_t *ppw_modules_exe_build_id(uint32_t *size);
 void ppw_modules_after_fork_child(void);
 

@@ -64,13 +64,16 @@ static void on_parallel_begin(ompt_data_t *encountering_task_data,
                               int flags, const void *codeptr_ra)
 {
     (void)encountering_task_data;
-    (void)encountering_task_frame;
     (void)requested_parallelism;
     (void)flags;
-    (void)codeptr_ra;
     struct ppw_thread *t = ppw_thread_self();
+    const void *frame = encountering_task_frame ? encountering_task_frame->enter_frame.ptr : NULL;
     parallel_data->value =
-        t ? spawned(t, ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL, 0), PPW_OMP_SPAWN_PARALLEL) : 0;
+        t ? spawned(t,
+                    ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL, (uint64_t)(uintptr_t)codeptr_ra,
+                                      frame),
+                    PPW_OMP_SPAWN_PARALLEL)
+          : 0;
 }
 
 static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data,
@@ -114,7 +117,8 @@ static void on_task_create(ompt_data_t *encountering_task_data,
     if (flags & ompt_task_explicit)
         new_task_data->value =
             t ? spawned(t,
-                        ppw_spawn_context(t, PPW_SPAWN_OMP_TASK, (uint64_t)(uintptr_t)codeptr_ra),
+                        ppw_spawn_context(t, PPW_SPAWN_OMP_TASK, (uint64_t)(uintptr_t)codeptr_ra,
+                                          NULL),
                         PPW_OMP_SPAWN_TASK) |
                     EXPLICIT_TASK
               : 0;

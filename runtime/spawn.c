@@ -180,18 +180,151 @@ static uint64_t site_key(uint32_t parent, uint32_t kind, uint64_t site)
     return ppw_mix64(site ^ ((uint64_t)parent << 40) ^ ((uint64_t)kind << 32));
 }
 
-uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint64_t site)
+/* Per-thread cache of (parent, kind, the callers' return addresses by
+ * frame pointers) -> tag, for OpenMP parallel regions: a solver's time
+ * step opens thousands a second, and a full walk costs about as much as a
+ * short region's work.  Exact where the chain is: the pass gives the
+ * program's functions frame pointers. */
+static PPW_TLS struct cache_slot *chain_cache;
+
+/* Return addresses outside the executable where a frame-pointer chain may
+ * end, learned from full walks that found nothing of the program's above
+ * them (main's caller in libc); never a library's that calls back into
+ * the program (qsort's), whose callers the chain would not see. */
+#define TERMINI 16
+static uint64_t termini[TERMINI];
+static int ntermini;
+
+static int is_terminus(uint64_t ra)
+{
+    int n = __atomic_load_n(&ntermini, __ATOMIC_ACQUIRE);
+    for (int i = 0; i < n; i++)
+        if (termini[i] == ra)
+            return 1;
+    return 0;
+}
+
+/* Under the lock: ra ends chains when nothing after it in frames (a full
+ * walk) is the program's but the outermost frame (the executable's
+ * _start, which calls libc's start that calls main). */
+static void learn_terminus(const uint64_t *frames, int n, uint64_t ra)
+{
+    if (!ra || ntermini >= TERMINI || is_terminus(ra))
+        return;
+    int at = 0;
+    while (at < n && frames[at] != ra)
+        at++;
+    if (at == n)
+        return;
+    for (int i = at + 1; i < n - 1; i++)
+        if (ppw_modules_in_exe(frames[i]))
+            return;
+    termini[ntermini] = ra;
+    __atomic_store_n(&ntermini, ntermini + 1, __ATOMIC_RELEASE);
+}
+
+static uintptr_t stack_top(struct ppw_thread *t)
+{
+    if (!t->stack_known) {
+        t->stack_known = 1;
+        pthread_attr_t attr;
+        void *lo;
+        size_t size;
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &lo, &size) == 0)
+                t->stack_hi = (uintptr_t)lo + size;
+            pthread_attr_destroy(&attr);
+        }
+    }
+    return t->stack_hi;
+}
+
+/* The return addresses of a spawn's callers by frame pointers, from the
+ * frame of the runtime entry the program called (OMPT's enter_frame, whose
+ * return address must be site), up to the first outside the executable:
+ * chain->ra[0..n), and that one in chain->end.  0 when the chain cannot be
+ * followed safely (a frame outside this thread's stack, misaligned, or not
+ * above the one before) or is longer than CHAIN_MAX; else its hash. */
+#define CHAIN_MAX 64
+struct caller_chain {
+    uint64_t ra[CHAIN_MAX];
+    int n;
+    uint64_t end;
+};
+
+static uint64_t follow_chain(struct ppw_thread *t, const void *frame, uint64_t site,
+                             struct caller_chain *chain)
+{
+    uintptr_t hi = stack_top(t), lo = (uintptr_t)&hi;
+    if (hi < 16)
+        return 0;
+    const uint64_t *fp = frame;
+    uint64_t hash = ppw_mix64(site);
+    for (chain->n = 0; chain->n < CHAIN_MAX;) {
+        uintptr_t at = (uintptr_t)fp;
+        if (at < lo || at > hi - 16 || (at & 7))
+            return 0;
+        uint64_t ra = fp[1];
+        if (chain->n == 0 && ra != site)
+            return 0;
+        hash = ppw_mix64(hash ^ ra);
+        if (!ppw_modules_in_exe(ra)) {
+            chain->end = ra;
+            return hash | 1;
+        }
+        chain->ra[chain->n++] = ra;
+        const uint64_t *next = (const uint64_t *)(uintptr_t)fp[0];
+        if ((uintptr_t)next <= at)
+            return 0;
+        fp = next;
+    }
+    return 0;
+}
+
+/* After a full walk (frames[first..n)) of a spawn: its chain stands for
+ * tag from now on if it is exactly the walk's frames from the spawn to the
+ * chain's end, and that end is known to end chains.  A function without a
+ * frame pointer on the path (code built without the pass) fails the
+ * check: its callers' frames are missing from the chain, or garbage. */
+static void remember_chain(const uint64_t *frames, int first, int n,
+                           const struct caller_chain *chain, struct cache_slot *slot, uint64_t key,
+                           uint32_t tag, uint32_t parent)
+{
+    if (n - first <= chain->n || frames[first + chain->n] != chain->end ||
+        memcmp(frames + first, chain->ra, (size_t)chain->n * sizeof(uint64_t)) != 0)
+        return;
+    if (!is_terminus(chain->end)) {
+        pthread_mutex_lock(&lock);
+        learn_terminus(frames, n, chain->end);
+        pthread_mutex_unlock(&lock);
+        if (!is_terminus(chain->end))
+            return;
+    }
+    *slot = (struct cache_slot){key, tag, parent};
+}
+
+uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint64_t site,
+                           const void *frame)
 {
     if (!t || !ppw_running)
         return 0;
     uint32_t parent = t->spawn_tag;
-    struct cache_slot *by_site = NULL;
-    uint64_t key = 0;
+    struct cache_slot *by_site = NULL, *by_chain = NULL;
+    uint64_t key = 0, chain_key = 0;
+    struct caller_chain chain;
     if (site && kind == PPW_SPAWN_OMP_TASK && thread_cache(&site_cache)) {
         key = site_key(parent, kind, site);
         by_site = &site_cache[key & (CACHE_SLOTS - 1)];
         if (by_site->tag && by_site->hash == key && by_site->parent == parent)
             return by_site->tag;
+    }
+    uint64_t chain_hash =
+        frame && site && thread_cache(&chain_cache) ? follow_chain(t, frame, site, &chain) : 0;
+    if (chain_hash) {
+        chain_key = site_key(parent, kind, chain_hash);
+        by_chain = &chain_cache[chain_key & (CACHE_SLOTS - 1)];
+        if (by_chain->tag && by_chain->hash == chain_key && by_chain->parent == parent)
+            return by_chain->tag;
     }
     uint32_t cap = ppw_config.max_frames + 8;
     t->walking = 1;
@@ -230,6 +363,9 @@ uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint6
     if (slot && slot->tag && slot->hash == hash && slot->parent == parent) {
         if (by_site)
             *by_site = (struct cache_slot){key, slot->tag, parent};
+        if (by_chain)
+            remember_chain(t->spawn_walk, first, n, &chain, by_chain, chain_key, slot->tag,
+                           parent);
         return slot->tag;
     }
 
@@ -237,6 +373,8 @@ uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint6
     pthread_mutex_lock(&lock);
     uint32_t tag = intern(stack_hash, parent, kind, frames, count, &is_new);
     pthread_mutex_unlock(&lock);
+    if (by_chain)
+        remember_chain(t->spawn_walk, first, n, &chain, by_chain, chain_key, tag, parent);
     if (is_new)
         write_record(t, tag, parent, kind, frames, count, flags);
     if (slot)
@@ -261,6 +399,8 @@ void ppw_spawn_after_fork_child(void)
         memset(cache, 0, CACHE_SLOTS * sizeof(*cache));
     if (site_cache)
         memset(site_cache, 0, CACHE_SLOTS * sizeof(*site_cache));
+    if (chain_cache)
+        memset(chain_cache, 0, CACHE_SLOTS * sizeof(*chain_cache));
 }
 
 /* ---- pthread_create ------------------------------------------------------ */
@@ -304,7 +444,7 @@ PPW_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
     start->routine = routine;
     start->arg = arg;
     start->parent = t ? t->index : UINT32_MAX;
-    start->tag = t ? ppw_spawn_context(t, PPW_SPAWN_PTHREAD, 0) : 0;
+    start->tag = t ? ppw_spawn_context(t, PPW_SPAWN_PTHREAD, 0, NULL) : 0;
     start->program_blocked = ppw_signals_program_blocked();
     errno = saved;
     int rc = real_pthread_create(thread, attr, trampoline, start);

@@ -18,8 +18,12 @@ int ppw_spawn_init(void);
  * (parent, kind, stack) is seen in the process.  site: the spawn call's
  * return address when known (OMPT's codeptr_ra), else 0; OpenMP tasks with
  * a known site skip the walk after the first one per site and parent.
+ * frame: OMPT's enter_frame of the runtime entry the program called (its
+ * saved frame pointer and return address), or NULL; parallel regions whose
+ * callers' frame-pointer chain was seen before skip the walk.
  * 0 when it cannot. */
-uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint64_t site);
+uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint64_t site,
+                           const void *frame);
 void ppw_spawn_after_fork_child(void);
 /* Unique contexts recorded so far. */
 uint32_t ppw_spawn_count(void);

@@ -55,6 +55,8 @@ struct ppw_thread {
     struct ppw_stream events;
     int events_open;
     uint64_t *spawn_walk; /* PPW_MAX_FRAMES_LIMIT + 8 entries, normal context */
+    uintptr_t stack_hi;   /* the stack's top, for frame-pointer walks (spawn.c); 0: not known */
+    int stack_known;      /* stack_hi looked up (it may have failed) */
 
     /* OpenMP: spawn tags of enclosing implicit/explicit tasks. */
     uint32_t tag_stack[PPW_TAG_STACK_MAX];

@@ -335,6 +335,31 @@ case_openmp() {
             from: "existence: about 3 k0 in the nested loop alone"}'
 }
 
+# One region from four call paths (programs/region_paths.c), built with
+# frame pointers (as ppw-cc builds: the chain cache finds contexts again)
+# and without (the cache's check against a full walk rejects every chain):
+# either way exactly four parallel contexts, one per path, each naming its
+# own caller.  A cache keyed on less than the whole chain would give the
+# later paths the first one's context, and fewer records.
+case_region_paths() {
+    local b
+    for b in fp nofp; do
+        local flags=(-fopenmp -fno-omit-frame-pointer)
+        [ $b = nofp ] && flags=(-fopenmp -fomit-frame-pointer)
+        build region_paths "${flags[@]}"
+        same_behaviour region_paths 100
+        OMP_NUM_THREADS=2 run_ppw r$b ./region_paths 400
+        [ "$(cat r$b.rc)" = 0 ] || { fail "$b: region_paths failed: $(cat r$b.err)"; return; }
+        dump r$b all || return
+        check "$b: four parallel contexts, one per call path" \
+            '[.spawns[] | select(.kind == "omp-parallel")] | length == 4' r$b.all.json
+        check "$b: their callers are step_u, step_v and two lines of main" \
+            '[.spawns[] | select(.kind == "omp-parallel") | .frames[1] | "\(.function):\(.source[0].line)"]
+             | (unique | length == 4) and (map(split(":")[0]) | sort == ["main", "main", "step_u", "step_v"])' \
+            r$b.all.json || jq -c '[.spawns[] | select(.kind == "omp-parallel") | .frames[0:2]]' r$b.all.json >&2
+    done
+}
+
 case_behaviour() {
     build behaviour
     same_behaviour behaviour
