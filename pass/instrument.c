@@ -394,8 +394,20 @@ static void mark_unlikely(struct instrumenter *in, LLVMValueRef branch)
     LLVMSetMetadata(branch, LLVMGetMDKindIDInContext(in->context, "prof", 4), weights);
 }
 
-/* Whether this call at an allocation site sends its events (ppw/gasp.h),
- * and in *gate_read the gate it read.  The hot path is the site's
+/* Whether the call's site may go quiet when the tool throttles it: every
+ * row but those whose events the tool needs at each call.  MPI's tell the
+ * PMPI wrappers that the pass wraps the call (runtime/mpi.c), which would
+ * otherwise record it; dlopen's and dlclose's refresh the module map; the
+ * other initialisation and termination rows (MPI_Init, MPI_Finalize) run
+ * once. */
+static int site_may_go_quiet(const struct call_row *row)
+{
+    return !(row->tag >= GASP_MPI_INIT && row->tag <= GASP_MPI_WAITANY) &&
+           row->op != PPW_OP_INIT && row->op != PPW_OP_TERM;
+}
+
+/* Whether this call at a site that may go quiet sends its events
+ * (ppw/gasp.h), and in *gate_read the gate it read.  The hot path is the site's
  * countdown: a TLS load, a decrement, a store and a branch.  Only when it
  * runs out does the code read the gate:
  *   0      nothing is sent, and the countdown is set beyond reach;
@@ -403,10 +415,10 @@ static void mark_unlikely(struct instrumenter *in, LLVMValueRef branch)
  *   K > 1  this call is sent, and the countdown set to K.
  * So a throttled site costs four instructions before the call and a test
  * after it (whether START went out), and one call in K reaches libppw. */
-static LLVMValueRef allocation_guard(struct instrumenter *in, LLVMValueRef guard,
-                                     const struct call_row *row, LLVMValueRef call,
-                                     LLVMValueRef site, const struct source_place *place,
-                                     LLVMMetadataRef loc, LLVMValueRef *gate_read)
+static LLVMValueRef site_guard(struct instrumenter *in, LLVMValueRef guard,
+                               const struct call_row *row, LLVMValueRef call, LLVMValueRef site,
+                               const struct source_place *place, LLVMMetadataRef loc,
+                               LLVMValueRef *gate_read)
 {
     LLVMBuilderRef b = in->builder;
     LLVMValueRef zero = LLVMConstInt(in->i32, 0, 0), one = LLVMConstInt(in->i32, 1, 0);
@@ -467,10 +479,10 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
     payload[0] = record;
     payload[1] = LLVMConstInt(in->i64, 1, 0);
     unsigned tag = row->tag | GASP_PPW_SITE;
-    if (row->op == PPW_OP_MEM_ALLOC || row->op == PPW_OP_MEM_FREE) {
+    if (site_may_go_quiet(row)) {
         LLVMPositionBuilderBefore(in->builder, call);
         LLVMSetCurrentDebugLocation2(in->builder, loc);
-        guard = allocation_guard(in, guard, row, call, record, &place, loc, &payload[1]);
+        guard = site_guard(in, guard, row, call, record, &place, loc, &payload[1]);
     } else {
         enter_guarded_block(in, guard, call, loc);
         build_notify(in, tag, GASP_START, &place, payload,

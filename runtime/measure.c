@@ -60,7 +60,8 @@ struct region_state {
     uint32_t throttled;
     uint32_t throttle_slot; /* slot index + 1; 0: none yet */
     unsigned char *gate;    /* GASP_C_FUNC_GATED's enable switch, when given */
-    struct ppw_gasp_site *site; /* the last allocation site seen in this region */
+    struct ppw_gasp_site *site; /* the last call site seen in this region */
+    bool allocation;            /* ... an allocation site: throttled sooner */
     uint64_t sampled_calls, sampled_ns; /* calls timed 1 in about throttle_sample */
 };
 
@@ -95,14 +96,21 @@ struct profile {
     uint32_t nslots, cap;
 };
 
+#define SAMPLED_DEPTH 8
+
 struct ppw_measure_thread {
     struct ppw_thread *thread;
     int profile_on, trace_on, scratch;
     unsigned depth; /* callpath depth */
     uint64_t throttle_calls, throttle_ns, throttle_alloc_calls;
     uint32_t throttle_sample; /* 0: throttled allocation sites go quiet */
-    uint32_t sampled_region;  /* the sampled call open on this thread, 0: none */
-    uint64_t sampled_start;
+    /* The sampled calls open on this thread, innermost last (a sampled
+     * parallel region may hold a sampled lock); deeper ones go untimed. */
+    struct {
+        uint32_t region;
+        uint64_t start;
+    } sampled[SAMPLED_DEPTH];
+    uint32_t nsampled;
     uint64_t gate_rng;        /* spacing of sampled calls */
     struct frame *stack;
     uint32_t top, stack_cap;
@@ -576,8 +584,8 @@ static void close_top(struct ppw_measure_thread *m, uint64_t now, uint32_t flags
      * cheapest call there is, while a large one's page faults take longer
      * than its probes and are worth timing exactly (CoMD's allocator,
      * 10 us a call, was throttled after 1000 calls and estimated from 4). */
-    uint64_t limit = r->site ? m->throttle_alloc_calls : m->throttle_calls;
-    uint64_t tiny = r->site ? m->throttle_ns / 10 : m->throttle_ns;
+    uint64_t limit = r->allocation ? m->throttle_alloc_calls : m->throttle_calls;
+    uint64_t tiny = r->allocation ? m->throttle_ns / 10 : m->throttle_ns;
     if (!r->throttled && m->throttle_calls && r->calls >= limit && mean_below(r, tiny))
         throttle(m, r, region);
 }
@@ -730,23 +738,29 @@ static void trace_event(struct ppw_measure_thread *m, uint32_t region, gasp_evtt
         ppw_stream_commit(m->trace);
 }
 
-/* A call at an allocation site let through 1 in about throttle_sample
+/* A call at a throttled site let through 1 in about throttle_sample
  * (ppw/gasp.h): timed apart from the region's timers, which it must not
- * skew, and never pushed, since nothing is instrumented inside it. */
+ * skew, and not pushed, as a throttled call is not (what runs inside it
+ * belongs to its caller's frame). */
 static void sampled_call(struct ppw_measure_thread *m, struct region_state *r, uint32_t region,
                          gasp_evttype_t type, struct ppw_gasp_site *site)
 {
     if (type == GASP_START) {
-        m->sampled_region = region;
-        m->sampled_start = ppw_now_ns();
+        if (m->nsampled < SAMPLED_DEPTH) {
+            m->sampled[m->nsampled].region = region;
+            m->sampled[m->nsampled].start = ppw_now_ns();
+        }
+        m->nsampled++;
         return;
     }
-    if (type != GASP_END || m->sampled_region != region)
+    if (type != GASP_END || m->nsampled == 0)
         return;
-    uint64_t now = ppw_now_ns();
-    m->sampled_region = 0;
+    uint32_t top = --m->nsampled;
+    if (top >= SAMPLED_DEPTH || m->sampled[top].region != region)
+        return;
+    uint64_t now = ppw_now_ns(), start = m->sampled[top].start;
     r->sampled_calls++;
-    r->sampled_ns += now > m->sampled_start ? now - m->sampled_start : 0;
+    r->sampled_ns += now > start ? now - start : 0;
     if (!r->throttle_slot && !r->throttled)
         r->mean_ns = r->calls ? r->incl_sum / r->calls : 0;
     struct frame *p = &m->stack[m->top];
@@ -803,12 +817,13 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
     struct region_state *r = region ? region_state(m, region) : NULL;
     if (!r)
         return PPW_PROBE_OTHER;
-    if (site && is_allocation(ti) && !m->scratch) {
+    if (site && !m->scratch) {
         if (gate_read > 1) {
             sampled_call(m, r, region, type, site);
             return PPW_PROBE_OTHER;
         }
         r->site = site;
+        r->allocation = is_allocation(ti);
         /* Another site of a region this thread throttled: sample it too. */
         if (r->throttled && m->throttle_sample != 1)
             gate_sampled(m, site);

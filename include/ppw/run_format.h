@@ -176,8 +176,10 @@ struct ppw_rec_config {
     uint32_t callpath_depth; /* 1 flat, 2 parent, up to PPW_CALLPATH_MAX full */
     uint64_t throttle_calls; /* 0: throttling off */
     uint64_t throttle_ns;    /* mean inclusive time below which a region is throttled */
-    /* Since 1.6: after throttling, about one call in this many at an
-     * allocation site is still timed (PPW_THROTTLE_SAMPLE); 0: none. */
+    /* Since 1.6: after throttling, about one call in this many at a call
+     * site the compiled code gates is still timed (PPW_THROTTLE_SAMPLE);
+     * 0: none.  (1.6 runs of builds before 2026-11-27 gate allocation
+     * sites only.) */
     uint64_t throttle_sample;
     uint64_t throttle_alloc_calls; /* calls after which an allocation site may be throttled */
 };
@@ -443,7 +445,7 @@ struct ppw_rec_throttle {
     uint64_t calls_before; /* recorded calls when throttling started */
     uint64_t mean_ns;      /* their mean inclusive time then */
     uint64_t calls_after;  /* calls made since, counted but not timed */
-    /* Since 1.6 (zero before): allocation sites keep timing about one call
+    /* Since 1.6 (zero before): gated call sites keep timing about one call
      * in sample_period after throttling, without counting the others;
      * they stand for sampled_calls * sample_period calls. */
     uint64_t sample_period;

@@ -27,15 +27,18 @@ void *worker(void *arg)
 {
     long *values = arg;
     // CHECK: [[ON:%[0-9]+]] = icmp ne ptr @gasp_event_notify, null
-    // CHECK: br i1 [[ON]],
-    // CHECK: call void (ptr, i32, i32, ptr, i32, i32, ...) @gasp_event_notify(ptr null, i32 1073742926, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64)), !dbg
+    // A lock's site goes quiet too when the tool throttles it: its
+    // countdown runs first, and only a call it lets through tests [[ON]].
+    // CHECK: load i32, ptr {{@__ppw_gasp_countdown[.0-9]*}}
+    // CHECK: and i1 [[ON]],
+    // CHECK: call void (ptr, i32, i32, ptr, i32, i32, ...) @gasp_event_notify(ptr null, i32 1073742926, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 ptrtoint (ptr @lock to i64)), !dbg
     // CHECK: call {{.*}}i32 @pthread_mutex_lock(ptr {{.*}}@lock)
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742926, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742926, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
     pthread_mutex_lock(&lock);
     total += values[0];
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742928, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64)), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742928, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 ptrtoint (ptr @lock to i64)), !dbg
     // CHECK: call {{.*}}i32 @pthread_mutex_unlock(ptr {{.*}}@lock)
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742928, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742928, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 ptrtoint (ptr @lock to i64), i64 {{[^,]+}}), !dbg
     pthread_mutex_unlock(&lock);
     // CHECK-NOT: i32 1000,
     // CHECK: ret ptr null
@@ -78,14 +81,14 @@ int main(int argc, char **argv)
     values[0] = 41;
     pthread_t thread;
     // pthread_create forwards the start routine.
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742924, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @worker to i64)), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742924, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 ptrtoint (ptr @worker to i64)), !dbg
     // CHECK: call {{.*}}i32 @pthread_create(
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742924, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 ptrtoint (ptr @worker to i64), i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742924, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 ptrtoint (ptr @worker to i64), i64 {{[^,]+}}), !dbg
     pthread_create(&thread, NULL, worker, values);
     // pthread_join forwards the thread id (an unsigned long: no extension).
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742925, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 [[THREAD:%[0-9]+]]), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742925, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 [[THREAD:%[0-9]+]]), !dbg
     // CHECK: call {{.*}}i32 @pthread_join(i64 {{.*}}[[THREAD]],
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742925, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 1, i64 [[THREAD]], i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742925, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 5, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{%[0-9]+}}, i64 [[THREAD]], i64 {{[^,]+}}), !dbg
     pthread_join(thread, NULL);
     // Unwrapped calls stay as they were.
     // CHECK-NOT: @gasp_event_notify

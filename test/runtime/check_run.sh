@@ -360,6 +360,42 @@ case_region_paths() {
     done
 }
 
+# Any call site may go quiet, not only allocation sites (programs/lock_sites.c):
+# 2 threads x 200,000 lock/unlock pairs at one site, throttled after 1000
+# timed calls per thread (PPW_THROTTLE_CALLS) and then sampled 1 in 100, the
+# rest never reaching libppw.  Each thread's estimate is its timed calls
+# plus its sampled calls x 100; the sampled calls are about 1990 per thread
+# (spacing uniform in [50, 150), mean 100), so the total is within about
+# 4 sd = 4 x sqrt(3980) x 100 x 0.29 / 400,000 = 1.8% of 400,000: 10% is
+# far outside chance.  The rare site (200 calls of about 50 us) is exact.
+case_lock_sites() {
+    plugin_loadable || skip "an ASan-built plugin cannot load into clang"
+    "$clang" -g -O2 -fopenmp "$programs/lock_sites.c" -o lock_sites.plain -lpthread ||
+        { echo "cannot build lock_sites" >&2; exit 1; }
+    ppw_cc lock_sites -fopenmp
+    ./lock_sites.plain >plain.out
+    local line_of
+    line_of() { grep -n "/\* site: $1 \*/" "$programs/lock_sites.c" | cut -d: -f1; }
+    local lock unlock rare
+    lock=$(line_of "count lock") unlock=$(line_of "count unlock") rare=$(line_of "rare lock")
+    PPW_THROTTLE_CALLS=1000 PPW_THROTTLE_SAMPLE=100 run_ppw k ./lock_sites.inst
+    cmp -s plain.out k.out || fail "the output changed under ppw: $(cat k.out), plain: $(cat plain.out)"
+    "$blame" profile k --format json >k.json || { fail "ppw-blame profile"; return; }
+    local site='def site($l): [.throttled[] | select(.line == $l)];
+                def exact($l): [.rows[] | select(.line == $l) | .calls] | add;'
+    check "the count sites are sampled 1 in 100 after 1000 timed calls" \
+        "$site [site($lock), site($unlock)] | map(length == 1 and .[0].sample_period == 100
+            and .[0].sampled_calls > 1000 and .[0].estimated) | all" k.json
+    check "their estimated calls are 400,000 within 10%" \
+        "$site [site($lock)[0].calls, site($unlock)[0].calls] | map(. > 360000 and . < 440000) | all" \
+        k.json
+    check "the rare site is exact, never throttled" \
+        "$site (site($rare) | length == 0) and exact($rare) == 200" k.json
+    # PPW_MODE=none: every site closes at its first call; the same output.
+    PPW_MODE=none run_ppw n ./lock_sites.inst
+    cmp -s plain.out n.out || fail "the output changed under ppw (PPW_MODE=none)"
+}
+
 case_behaviour() {
     build behaviour
     same_behaviour behaviour

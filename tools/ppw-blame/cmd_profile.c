@@ -466,7 +466,7 @@ static void text_throttled(FILE *out, const struct profile *p)
 {
     if (p->throttled_count)
         fputs("\nthrottled regions (tiny and frequent: timed in full until throttled, then "
-              "counted, or at allocation sites timed 1 call in about K; (throttled) rows above "
+              "counted, or at call sites timed 1 call in about K; (throttled) rows above "
               "hold the timed calls only):\n",
               out);
     for (size_t i = 0; i < p->throttled_count; i++) {
