@@ -79,10 +79,12 @@ static int build(struct flame *f, const struct view_input *in, const struct expo
         return err->code;
     for (size_t s = 0; s < n; s++) {
         const struct ppw_blame_stack *st = &stacks[s];
+        /* A stack left without frames (a sample in libppw alone, which is
+         * intrusion) still counts in the whole, as in every other view. */
+        f->nodes[0].samples += st->samples;
         if (!st->nframes)
             continue;
         size_t at = 0, top = view_top_frame(st);
-        f->nodes[0].samples += st->samples;
         for (size_t k = top + 1; k-- > 0;) {
             const char *name = st->frames[k].function ? st->frames[k].function : "??";
             if (!(at = child(f, at, name, false)))
