@@ -297,7 +297,7 @@ struct attr {
     int32_t *stack_globals; /* slots of the globals the stack's frames blamed so far */
     const struct frame_blame *effect_frame; /* the frame whose closure runs */
     size_t nstack_globals, stack_globals_cap;
-    struct call_cache *call_cache; /* direct-mapped (datum.c), CALL_CACHE_SLOTS */
+    struct call_cache *call_cache; /* direct-mapped, CALL_CACHE_SLOTS (datum.c's chain_call) */
     struct stack_step *steps; /* open addressing, by stack serial */
     size_t steps_cap, nsteps_used;
     uint64_t step_stack;

@@ -35,17 +35,11 @@ static bool push_link(struct attr *a, size_t frame, int32_t func)
 static const struct ppw_static_call *chain_call(struct attr *a, int32_t caller,
                                                 const struct ppw_blame_frame *at, int32_t callee)
 {
-    if (!a->call_cache && !(a->call_cache = calloc(CALL_CACHE_SLOTS, sizeof *a->call_cache)))
-        a->oom = true;
-    struct call_cache *c = NULL;
-    if (a->call_cache) {
-        uint64_t h = ppw_attr_mix((uint64_t)(uint32_t)caller << 32 ^ (uint64_t)(uint32_t)callee ^
-                                  (uint64_t)at->line << 12 ^ (uint64_t)at->col << 44);
-        c = &a->call_cache[h & (CALL_CACHE_SLOTS - 1)];
-        if (c->caller == caller + 1 && c->callee == callee && c->line == at->line &&
-            c->col == at->col)
-            return c->call;
-    }
+    uint64_t h = ppw_attr_mix((uint64_t)(uint32_t)caller << 32 ^ (uint64_t)(uint32_t)callee ^
+                              (uint64_t)at->line << 12 ^ (uint64_t)at->col << 44);
+    struct call_cache *c = &a->call_cache[h & (CALL_CACHE_SLOTS - 1)];
+    if (c->caller == caller + 1 && c->callee == callee && c->line == at->line && c->col == at->col)
+        return c->call;
     const struct ppw_static_func *f = &a->graph->funcs[caller];
     const struct ppw_static_call *call;
     if (callee >= 0) {
@@ -54,8 +48,7 @@ static const struct ppw_static_call *chain_call(struct attr *a, int32_t caller,
     } else {
         call = ppw_attr_find_call(f, at, NULL, NULL, PPW_CALL_INDIRECT);
     }
-    if (c)
-        *c = (struct call_cache){caller + 1, callee, at->line, at->col, call};
+    *c = (struct call_cache){caller + 1, callee, at->line, at->col, call};
     return call;
 }
 

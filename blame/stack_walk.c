@@ -521,7 +521,8 @@ static bool attr_init(struct attr *a)
     const struct ppw_static_graph *g = a->graph;
     if (!(a->fs = calloc(g->func_count ? g->func_count : 1, sizeof *a->fs)) ||
         !(a->is_main = calloc(g->func_count ? g->func_count : 1, sizeof *a->is_main)) ||
-        !(a->stops = calloc(g->func_count ? g->func_count : 1, sizeof *a->stops)))
+        !(a->stops = calloc(g->func_count ? g->func_count : 1, sizeof *a->stops)) ||
+        !(a->call_cache = calloc(CALL_CACHE_SLOTS, sizeof *a->call_cache)))
         return false;
     for (size_t i = 0; i < g->func_count; i++) {
         a->is_main[i] = strcmp(g->funcs[i].name, "main") == 0;

@@ -259,7 +259,6 @@ static uint64_t follow_chain(struct ppw_thread *t, const void *frame, uint64_t s
     if (hi < 16)
         return 0;
     const uint64_t *fp = frame;
-    uint64_t hash = ppw_mix64(site);
     for (chain->n = 0; chain->n < CHAIN_MAX;) {
         uintptr_t at = (uintptr_t)fp;
         if (at < lo || at > hi - 16 || (at & 7))
@@ -267,10 +266,9 @@ static uint64_t follow_chain(struct ppw_thread *t, const void *frame, uint64_t s
         uint64_t ra = fp[1];
         if (chain->n == 0 && ra != site)
             return 0;
-        hash = ppw_mix64(hash ^ ra);
         if (!ppw_modules_in_exe(ra)) {
             chain->end = ra;
-            return hash | 1;
+            return ppw_mix64(ppw_hash_frames(site, chain->ra, (uint32_t)chain->n) ^ ra) | 1;
         }
         chain->ra[chain->n++] = ra;
         const uint64_t *next = (const uint64_t *)(uintptr_t)fp[0];

@@ -374,23 +374,20 @@ case_lock_sites() {
         { echo "cannot build lock_sites" >&2; exit 1; }
     ppw_cc lock_sites -fopenmp
     ./lock_sites.plain >plain.out
-    local line_of
-    line_of() { grep -n "/\* site: $1 \*/" "$programs/lock_sites.c" | cut -d: -f1; }
     local lock unlock rare
-    lock=$(line_of "count lock") unlock=$(line_of "count unlock") rare=$(line_of "rare lock")
+    lock=$(site_line lock_sites "count lock") unlock=$(site_line lock_sites "count unlock")
+    rare=$(site_line lock_sites "rare lock")
     PPW_THROTTLE_CALLS=1000 PPW_THROTTLE_SAMPLE=100 run_ppw k ./lock_sites.inst
     cmp -s plain.out k.out || fail "the output changed under ppw: $(cat k.out), plain: $(cat plain.out)"
     "$blame" profile k --format json >k.json || { fail "ppw-blame profile"; return; }
-    local site='def site($l): [.throttled[] | select(.line == $l)];
-                def exact($l): [.rows[] | select(.line == $l) | .calls] | add;'
     check "the count sites are sampled 1 in 100 after 1000 timed calls" \
-        "$site [site($lock), site($unlock)] | map(length == 1 and .[0].sample_period == 100
+        "$profile_sites [site($lock), site($unlock)] | map(length == 1 and .[0].sample_period == 100
             and .[0].sampled_calls > 1000 and .[0].estimated) | all" k.json
     check "their estimated calls are 400,000 within 10%" \
-        "$site [site($lock)[0].calls, site($unlock)[0].calls] | map(. > 360000 and . < 440000) | all" \
+        "$profile_sites [site($lock)[0].calls, site($unlock)[0].calls] | map(. > 360000 and . < 440000) | all" \
         k.json
     check "the rare site is exact, never throttled" \
-        "$site (site($rare) | length == 0) and exact($rare) == 200" k.json
+        "$profile_sites (site($rare) | length == 0) and exact($rare) == 200" k.json
     # PPW_MODE=none: every site closes at its first call; the same output.
     PPW_MODE=none run_ppw n ./lock_sites.inst
     cmp -s plain.out n.out || fail "the output changed under ppw (PPW_MODE=none)"
@@ -1025,6 +1022,13 @@ case_environment() {
         '.run.env | index("SECRET_TOKEN=hunter2") != null' e2.run.json
 }
 
+# site_line PROGRAM LABEL: the line of programs/PROGRAM.c marked /* site: LABEL */
+site_line() { grep -n "/\* site: $2 \*/" "$programs/$1.c" | cut -d: -f1; }
+# jq definitions over a profile's JSON: site(L) the throttled entries of the
+# call site at line L, exact(L) the calls timed there.
+profile_sites='def site($l): [.throttled[] | select(.line == $l)];
+               def exact($l): [.rows[] | select(.line == $l) | .calls] | add;'
+
 # ppw_cc NAME [flags...]: programs/NAME.c through ppw-cc -> ./NAME.inst
 ppw_cc() {
     local name=$1
@@ -1092,24 +1096,21 @@ case_alloc() {
         { echo "cannot build alloc_sites" >&2; exit 1; }
     ppw_cc alloc_sites -fopenmp
     OMP_NUM_THREADS=2 ./alloc_sites.plain >plain.out
-    local line_of
-    line_of() { grep -n "/\* site: $1 \*/" "$programs/alloc_sites.c" | cut -d: -f1; }
     local node_malloc node_free table_calloc table_free
-    node_malloc=$(line_of "node malloc") node_free=$(line_of "node free")
-    table_calloc=$(line_of "table calloc") table_free=$(line_of "table free")
+    node_malloc=$(site_line alloc_sites "node malloc") node_free=$(site_line alloc_sites "node free")
+    table_calloc=$(site_line alloc_sites "table calloc")
+    table_free=$(site_line alloc_sites "table free")
     OMP_NUM_THREADS=2 PPW_THROTTLE_SAMPLE=100 run_ppw a ./alloc_sites.inst
     cmp -s plain.out a.out || fail "the output changed under ppw"
     "$blame" profile a --format json >a.json || { fail "ppw-blame profile"; return; }
-    local site='def site($l): [.throttled[] | select(.line == $l)];
-                def exact($l): [.rows[] | select(.line == $l) | .calls] | add;'
     check "the node sites are sampled 1 in 100 after 1000 timed calls" \
-        "$site [site($node_malloc), site($node_free)] | map(length == 1 and .[0].sample_period == 100
+        "$profile_sites [site($node_malloc), site($node_free)] | map(length == 1 and .[0].sample_period == 100
             and .[0].sampled_calls > 1000 and .[0].calls_before >= 1000 and .[0].estimated) | all" a.json
     check "their estimated calls are 400,000 within 10%" \
-        "$site [site($node_malloc)[0].calls, site($node_free)[0].calls]
+        "$profile_sites [site($node_malloc)[0].calls, site($node_free)[0].calls]
             | map(. > 360000 and . < 440000) | all" a.json
     check "the table sites are exact, never throttled" \
-        "$site (site($table_calloc) + site($table_free) | length == 0)
+        "$profile_sites (site($table_calloc) + site($table_free) | length == 0)
             and exact($table_calloc) == 200 and exact($table_free) == 200" a.json
     check "the run records the sampling settings" \
         '.run.config.throttle_sample == 100 and .run.config.throttle_alloc_calls == 1000' \
@@ -1122,7 +1123,7 @@ case_alloc() {
     cmp -s plain.out q.out || fail "the output changed under ppw (sampling off)"
     "$blame" profile q --format json >q.json || { fail "ppw-blame profile (sampling off)"; return; }
     check "sampling off: throttled node sites go quiet" \
-        "$site [site($node_malloc), site($node_free)] | map(length == 1 and .[0].sampled_calls == 0
+        "$profile_sites [site($node_malloc), site($node_free)] | map(length == 1 and .[0].sampled_calls == 0
             and .[0].calls_after < 1000 and .[0].calls < 3000) | all" q.json
     # PPW_MODE=none: nothing measures events, the output is the same.
     OMP_NUM_THREADS=2 PPW_MODE=none run_ppw n ./alloc_sites.inst
