@@ -402,7 +402,7 @@ static void mark_unlikely(struct instrumenter *in, LLVMValueRef branch)
  * once. */
 static int site_may_go_quiet(const struct call_row *row)
 {
-    return !(row->tag >= GASP_MPI_INIT && row->tag <= GASP_MPI_WAITANY) &&
+    return !ppw_gasp_tag_is_mpi(row->tag) &&
            row->op != PPW_OP_INIT && row->op != PPW_OP_TERM;
 }
 

@@ -209,7 +209,7 @@ void ppw_config_load(void)
         else
             bad("PPW_CALLPATH", cp, "flat, parent, full or a depth from 1 to 10");
     }
-    ppw_config.throttle_calls = 100000;
+    ppw_config.throttle_calls = 10000;
     get_number("PPW_THROTTLE_CALLS", 0, UINT32_MAX, NULL, "a call count (0 disables)",
                &ppw_config.throttle_calls);
     uint64_t usec = 10;

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 
 #include "ppw/gasp.h"
+#include "ppw/gasp_events.h"
 /* ppw.h declares the user API weak, for programs that may run without
  * libppw; libppw's own definitions must be strong.  Its declarations are
  * renamed here and checked against the definitions at the end. */
@@ -114,7 +115,7 @@ static void notify(unsigned int tag, gasp_evttype_t type, const char *file, int 
         site = va_arg(*ap, struct ppw_gasp_site *);
         gate_read = va_arg(*ap, int64_t);
     }
-    if (tag >= GASP_MPI_INIT && tag <= GASP_MPI_WAITANY) {
+    if (ppw_gasp_tag_is_mpi(tag)) {
         if (type == GASP_START)
             ppw_gasp_mpi_depth++;
         else if (type == GASP_END && ppw_gasp_mpi_depth > 0)

@@ -651,8 +651,9 @@ static int on_atomic(struct ppw_measure_thread *m, struct region_state *r, uint3
 
 /* ---- message volume ---------------------------------------------------------- */
 
-/* MPI operations that move data: their first two forwarded operands are
- * a count and a datatype (ppw/gasp_events.h). */
+/* MPI operations that move data, or (window creation) make memory others
+ * reach: their bytes go into the frame.  Most forward a count and a
+ * datatype first (ppw/gasp_events.h); message_bytes knows the others. */
 static bool moves_data(unsigned tag)
 {
     switch (tag) {
@@ -667,20 +668,69 @@ static bool moves_data(unsigned tag)
     case GASP_MPI_GATHER:
     case GASP_MPI_ALLGATHER:
     case GASP_MPI_SCATTER:
-    case GASP_MPI_ALLTOALL: return true;
+    case GASP_MPI_ALLTOALL:
+    case GASP_MPI_PUT:
+    case GASP_MPI_RPUT:
+    case GASP_MPI_GET:
+    case GASP_MPI_RGET:
+    case GASP_MPI_ACCUMULATE:
+    case GASP_MPI_RACCUMULATE:
+    case GASP_MPI_GET_ACCUMULATE:
+    case GASP_MPI_RGET_ACCUMULATE:
+    case GASP_MPI_FETCH_AND_OP:
+    case GASP_MPI_COMPARE_AND_SWAP:
+    case GASP_MPI_WIN_CREATE:
+    case GASP_MPI_WIN_ALLOCATE: return true;
     default: return false;
     }
 }
 
 static uint64_t message_bytes(unsigned tag, const uint64_t *args, uint32_t nargs)
 {
-    if (!ppw_mpi_bytes || nargs < 2)
+    if (nargs < 2)
         return 0;
+    switch (tag) {
+    case GASP_MPI_WIN_CREATE: /* base size disp_unit comm &win */
+        return (int64_t)args[1] > 0 ? args[1] : 0;
+    case GASP_MPI_WIN_ALLOCATE: /* size disp_unit comm &base &win */
+        return (int64_t)args[0] > 0 ? args[0] : 0;
+    default: break;
+    }
+    if (!ppw_mpi_bytes)
+        return 0;
+    /* single elements: type rank disp win */
+    if (tag == GASP_MPI_FETCH_AND_OP || tag == GASP_MPI_COMPARE_AND_SWAP)
+        return ppw_mpi_bytes(1, args[0]);
     uint64_t bytes = ppw_mpi_bytes(args[0], args[1]);
-    /* MPI_Sendrecv: scount stype dest stag rcount rtype ... */
+    /* MPI_Sendrecv: scount stype dest stag rcount rtype ...; MPI_Get_accumulate:
+     * ocount otype rcount rtype ... (the origin's data out, the result's in) */
     if (tag == GASP_MPI_SENDRECV && nargs >= 6)
         bytes += ppw_mpi_bytes(args[4], args[5]);
+    else if ((tag == GASP_MPI_GET_ACCUMULATE || tag == GASP_MPI_RGET_ACCUMULATE) && nargs >= 4)
+        bytes += ppw_mpi_bytes(args[2], args[3]);
     return bytes;
+}
+
+/* A window's creation and free pass the handle (and MPI_Win_allocate the
+ * base) by address: the trace keeps the handle and the base, which the
+ * window's later calls name, instead.  The addresses are the program's
+ * own, just written by a call that succeeded (END, result 0) or about to
+ * be read by MPI_Win_free (START). */
+static void window_handles(unsigned tag, gasp_evttype_t type, uint64_t *args, uint32_t nargs)
+{
+    void *const *p;
+    if (type == GASP_END && nargs >= 6 && args[nargs - 1] == 0 &&
+        (tag == GASP_MPI_WIN_CREATE || tag == GASP_MPI_WIN_ALLOCATE)) {
+        /* create: base size disp_unit comm &win; allocate: size disp_unit
+         * comm &base &win */
+        if (args[4] && ppw_mpi_window_at)
+            args[4] = ppw_mpi_window_at(args[4]);
+        if (tag == GASP_MPI_WIN_ALLOCATE && (p = (const void *)(uintptr_t)args[3]))
+            args[3] = (uint64_t)(uintptr_t)*p;
+    } else if (tag == GASP_MPI_WIN_FREE && type == GASP_START && nargs >= 1 && args[0] &&
+               ppw_mpi_window_at) {
+        args[0] = ppw_mpi_window_at(args[0]);
+    }
 }
 
 /* ---- trace ----------------------------------------------------------------- */
@@ -844,6 +894,7 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
         nargs = type == GASP_START ? ti->nargs_start : ti->nargs_end;
         for (uint32_t i = 0; i < nargs; i++)
             args[i] = va_arg(*ap, uint64_t);
+        window_handles(tag, type, args, nargs);
     }
     int traced, pushed = 0;
     enum ppw_probe_kind kind = PPW_PROBE_OTHER;

@@ -59,6 +59,9 @@ int32_t ppw_probe_window_next(uint64_t *rng);
  * an MPI datatype handle as the event operands carry it; 0 outside
  * MPI_Init..MPI_Finalize or for a bad handle. */
 __attribute__((weak)) uint64_t ppw_mpi_bytes(uint64_t count, uint64_t datatype);
+/* mpi.c: the MPI_Win handle stored at address, as the event operands carry
+ * handles (widened to 64 bits). */
+__attribute__((weak)) uint64_t ppw_mpi_window_at(uint64_t address);
 
 /* gasp_create_event: a new user event id in [GASP_PPW_USEREVT_START,
  * GASP_PPW_USEREVT_END], or 0 when they are exhausted. */

@@ -85,6 +85,35 @@ static struct {
     __typeof__(PMPI_Scatter) *scatter;
     __typeof__(PMPI_Alltoall) *alltoall;
     __typeof__(PMPI_Type_size) *type_size;
+    /* one-sided: each found on its own, so that a library without one of
+     * them still measures the rest */
+    __typeof__(PMPI_Put) *put;
+    __typeof__(PMPI_Rput) *rput;
+    __typeof__(PMPI_Get) *get;
+    __typeof__(PMPI_Rget) *rget;
+    __typeof__(PMPI_Accumulate) *accumulate;
+    __typeof__(PMPI_Raccumulate) *raccumulate;
+    __typeof__(PMPI_Get_accumulate) *get_accumulate;
+    __typeof__(PMPI_Rget_accumulate) *rget_accumulate;
+    __typeof__(PMPI_Fetch_and_op) *fetch_and_op;
+    __typeof__(PMPI_Compare_and_swap) *compare_and_swap;
+    __typeof__(PMPI_Win_fence) *win_fence;
+    __typeof__(PMPI_Win_lock) *win_lock;
+    __typeof__(PMPI_Win_lock_all) *win_lock_all;
+    __typeof__(PMPI_Win_unlock) *win_unlock;
+    __typeof__(PMPI_Win_unlock_all) *win_unlock_all;
+    __typeof__(PMPI_Win_flush) *win_flush;
+    __typeof__(PMPI_Win_flush_local) *win_flush_local;
+    __typeof__(PMPI_Win_flush_all) *win_flush_all;
+    __typeof__(PMPI_Win_flush_local_all) *win_flush_local_all;
+    __typeof__(PMPI_Win_post) *win_post;
+    __typeof__(PMPI_Win_start) *win_start;
+    __typeof__(PMPI_Win_complete) *win_complete;
+    __typeof__(PMPI_Win_wait) *win_wait;
+    __typeof__(PMPI_Win_create) *win_create;
+    __typeof__(PMPI_Win_allocate) *win_allocate;
+    __typeof__(PMPI_Win_allocate_shared) *win_allocate_shared;
+    __typeof__(PMPI_Win_free) *win_free;
 } pmpi;
 
 static MPI_Comm comm; /* ppw's duplicate of MPI_COMM_WORLD */
@@ -130,6 +159,35 @@ static int resolve(void)
     pmpi.world = MPI_COMM_WORLD; /* integer constants (MPICH and its kin) */
     pmpi.byte = MPI_BYTE;
 #endif
+    if (ok) {
+        LOOK(put, "PMPI_Put");
+        LOOK(rput, "PMPI_Rput");
+        LOOK(get, "PMPI_Get");
+        LOOK(rget, "PMPI_Rget");
+        LOOK(accumulate, "PMPI_Accumulate");
+        LOOK(raccumulate, "PMPI_Raccumulate");
+        LOOK(get_accumulate, "PMPI_Get_accumulate");
+        LOOK(rget_accumulate, "PMPI_Rget_accumulate");
+        LOOK(fetch_and_op, "PMPI_Fetch_and_op");
+        LOOK(compare_and_swap, "PMPI_Compare_and_swap");
+        LOOK(win_fence, "PMPI_Win_fence");
+        LOOK(win_lock, "PMPI_Win_lock");
+        LOOK(win_lock_all, "PMPI_Win_lock_all");
+        LOOK(win_unlock, "PMPI_Win_unlock");
+        LOOK(win_unlock_all, "PMPI_Win_unlock_all");
+        LOOK(win_flush, "PMPI_Win_flush");
+        LOOK(win_flush_local, "PMPI_Win_flush_local");
+        LOOK(win_flush_all, "PMPI_Win_flush_all");
+        LOOK(win_flush_local_all, "PMPI_Win_flush_local_all");
+        LOOK(win_post, "PMPI_Win_post");
+        LOOK(win_start, "PMPI_Win_start");
+        LOOK(win_complete, "PMPI_Win_complete");
+        LOOK(win_wait, "PMPI_Win_wait");
+        LOOK(win_create, "PMPI_Win_create");
+        LOOK(win_allocate, "PMPI_Win_allocate");
+        LOOK(win_allocate_shared, "PMPI_Win_allocate_shared");
+        LOOK(win_free, "PMPI_Win_free");
+    }
     pmpi.resolved = ok ? 1 : -1;
     if (!ok)
         ppw_log("MPI_Init: PMPI functions not found (%s); MPI is not measured", dlerror());
@@ -408,6 +466,13 @@ uint64_t ppw_mpi_bytes(uint64_t count, uint64_t datatype)
     return count * (uint64_t)size;
 }
 
+uint64_t ppw_mpi_window_at(uint64_t address)
+{
+    MPI_Win win;
+    memcpy(&win, (const void *)(uintptr_t)address, sizeof win);
+    return (uint64_t)W(win);
+}
+
 /* WRAP(tag, call, start operands...): the PMPI call bracketed by events;
  * END repeats the operands and adds the result. */
 #define WRAP(tag, call, ...)                                                                       \
@@ -566,4 +631,286 @@ PPW_EXPORT int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, vo
 {
     WRAP(GASP_MPI_ALLTOALL, pmpi.alltoall(sbuf, scount, stype, rbuf, rcount, rtype, c), W(scount),
          W(stype), W(c));
+}
+
+/* ---- one-sided communication ------------------------------------------- */
+
+/* A one-sided call whose PMPI entry this MPI library lacks. */
+static int missing(const char *name)
+{
+    ppw_log("%s: PMPI_%s not found in the MPI library", name, name + 4);
+    return MPI_ERR_OTHER;
+}
+
+PPW_EXPORT int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                       int tcount, MPI_Datatype ttype, MPI_Win win);
+PPW_EXPORT int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                        int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request);
+PPW_EXPORT int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                       int tcount, MPI_Datatype ttype, MPI_Win win);
+PPW_EXPORT int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                        int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request);
+PPW_EXPORT int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                              MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                              MPI_Win win);
+PPW_EXPORT int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                               MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                               MPI_Win win, MPI_Request *request);
+PPW_EXPORT int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+                                  int rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                                  int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win);
+PPW_EXPORT int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+                                   int rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                                   int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                                   MPI_Request *request);
+PPW_EXPORT int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type, int rank,
+                                MPI_Aint disp, MPI_Op op, MPI_Win win);
+PPW_EXPORT int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
+                                    MPI_Datatype type, int rank, MPI_Aint disp, MPI_Win win);
+PPW_EXPORT int MPI_Win_fence(int assert_, MPI_Win win);
+PPW_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win);
+PPW_EXPORT int MPI_Win_lock_all(int assert_, MPI_Win win);
+PPW_EXPORT int MPI_Win_unlock(int rank, MPI_Win win);
+PPW_EXPORT int MPI_Win_unlock_all(MPI_Win win);
+PPW_EXPORT int MPI_Win_flush(int rank, MPI_Win win);
+PPW_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win);
+PPW_EXPORT int MPI_Win_flush_all(MPI_Win win);
+PPW_EXPORT int MPI_Win_flush_local_all(MPI_Win win);
+PPW_EXPORT int MPI_Win_post(MPI_Group group, int assert_, MPI_Win win);
+PPW_EXPORT int MPI_Win_start(MPI_Group group, int assert_, MPI_Win win);
+PPW_EXPORT int MPI_Win_complete(MPI_Win win);
+PPW_EXPORT int MPI_Win_wait(MPI_Win win);
+PPW_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c,
+                              MPI_Win *win);
+PPW_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c,
+                                void *baseptr, MPI_Win *win);
+PPW_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c,
+                                       void *baseptr, MPI_Win *win);
+PPW_EXPORT int MPI_Win_free(MPI_Win *win);
+
+PPW_EXPORT int MPI_Put(const void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                       int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    if (resolve() && !pmpi.put)
+        return missing("MPI_Put");
+    WRAP(GASP_MPI_PUT, pmpi.put(oaddr, ocount, otype, rank, disp, tcount, ttype, win), W(ocount),
+         W(otype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Rput(const void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                        int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+{
+    if (resolve() && !pmpi.rput)
+        return missing("MPI_Rput");
+    WRAP(GASP_MPI_RPUT, pmpi.rput(oaddr, ocount, otype, rank, disp, tcount, ttype, win, request),
+         W(ocount), W(otype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Get(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                       int tcount, MPI_Datatype ttype, MPI_Win win)
+{
+    if (resolve() && !pmpi.get)
+        return missing("MPI_Get");
+    WRAP(GASP_MPI_GET, pmpi.get(oaddr, ocount, otype, rank, disp, tcount, ttype, win), W(ocount),
+         W(otype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Rget(void *oaddr, int ocount, MPI_Datatype otype, int rank, MPI_Aint disp,
+                        int tcount, MPI_Datatype ttype, MPI_Win win, MPI_Request *request)
+{
+    if (resolve() && !pmpi.rget)
+        return missing("MPI_Rget");
+    WRAP(GASP_MPI_RGET, pmpi.rget(oaddr, ocount, otype, rank, disp, tcount, ttype, win, request),
+         W(ocount), W(otype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Accumulate(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                              MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    if (resolve() && !pmpi.accumulate)
+        return missing("MPI_Accumulate");
+    WRAP(GASP_MPI_ACCUMULATE,
+         pmpi.accumulate(oaddr, ocount, otype, rank, disp, tcount, ttype, op, win), W(ocount),
+         W(otype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Raccumulate(const void *oaddr, int ocount, MPI_Datatype otype, int rank,
+                               MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
+                               MPI_Win win, MPI_Request *request)
+{
+    if (resolve() && !pmpi.raccumulate)
+        return missing("MPI_Raccumulate");
+    WRAP(GASP_MPI_RACCUMULATE,
+         pmpi.raccumulate(oaddr, ocount, otype, rank, disp, tcount, ttype, op, win, request),
+         W(ocount), W(otype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Get_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+                                  int rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                                  int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win)
+{
+    if (resolve() && !pmpi.get_accumulate)
+        return missing("MPI_Get_accumulate");
+    WRAP(GASP_MPI_GET_ACCUMULATE,
+         pmpi.get_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype,
+                             op, win),
+         W(ocount), W(otype), W(rcount), W(rtype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void *raddr,
+                                   int rcount, MPI_Datatype rtype, int rank, MPI_Aint disp,
+                                   int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win,
+                                   MPI_Request *request)
+{
+    if (resolve() && !pmpi.rget_accumulate)
+        return missing("MPI_Rget_accumulate");
+    WRAP(GASP_MPI_RGET_ACCUMULATE,
+         pmpi.rget_accumulate(oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype,
+                              op, win, request),
+         W(ocount), W(otype), W(rcount), W(rtype), W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type, int rank,
+                                MPI_Aint disp, MPI_Op op, MPI_Win win)
+{
+    if (resolve() && !pmpi.fetch_and_op)
+        return missing("MPI_Fetch_and_op");
+    WRAP(GASP_MPI_FETCH_AND_OP, pmpi.fetch_and_op(oaddr, raddr, type, rank, disp, op, win), W(type),
+         W(rank), W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr,
+                                    MPI_Datatype type, int rank, MPI_Aint disp, MPI_Win win)
+{
+    if (resolve() && !pmpi.compare_and_swap)
+        return missing("MPI_Compare_and_swap");
+    WRAP(GASP_MPI_COMPARE_AND_SWAP,
+         pmpi.compare_and_swap(oaddr, caddr, raddr, type, rank, disp, win), W(type), W(rank),
+         W(disp), W(win));
+}
+
+PPW_EXPORT int MPI_Win_fence(int assert_, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_fence)
+        return missing("MPI_Win_fence");
+    WRAP(GASP_MPI_WIN_FENCE, pmpi.win_fence(assert_, win), W(assert_), W(win));
+}
+
+PPW_EXPORT int MPI_Win_lock(int lock_type, int rank, int assert_, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_lock)
+        return missing("MPI_Win_lock");
+    WRAP(GASP_MPI_WIN_LOCK, pmpi.win_lock(lock_type, rank, assert_, win), W(lock_type), W(rank),
+         W(win));
+}
+
+PPW_EXPORT int MPI_Win_lock_all(int assert_, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_lock_all)
+        return missing("MPI_Win_lock_all");
+    WRAP(GASP_MPI_WIN_LOCK_ALL, pmpi.win_lock_all(assert_, win), W(win));
+}
+
+PPW_EXPORT int MPI_Win_unlock(int rank, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_unlock)
+        return missing("MPI_Win_unlock");
+    WRAP(GASP_MPI_WIN_UNLOCK, pmpi.win_unlock(rank, win), W(rank), W(win));
+}
+
+PPW_EXPORT int MPI_Win_unlock_all(MPI_Win win)
+{
+    if (resolve() && !pmpi.win_unlock_all)
+        return missing("MPI_Win_unlock_all");
+    WRAP(GASP_MPI_WIN_UNLOCK_ALL, pmpi.win_unlock_all(win), W(win));
+}
+
+PPW_EXPORT int MPI_Win_flush(int rank, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_flush)
+        return missing("MPI_Win_flush");
+    WRAP(GASP_MPI_WIN_FLUSH, pmpi.win_flush(rank, win), W(rank), W(win));
+}
+
+PPW_EXPORT int MPI_Win_flush_local(int rank, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_flush_local)
+        return missing("MPI_Win_flush_local");
+    WRAP(GASP_MPI_WIN_FLUSH, pmpi.win_flush_local(rank, win), W(rank), W(win));
+}
+
+PPW_EXPORT int MPI_Win_flush_all(MPI_Win win)
+{
+    if (resolve() && !pmpi.win_flush_all)
+        return missing("MPI_Win_flush_all");
+    WRAP(GASP_MPI_WIN_FLUSH_ALL, pmpi.win_flush_all(win), W(win));
+}
+
+PPW_EXPORT int MPI_Win_flush_local_all(MPI_Win win)
+{
+    if (resolve() && !pmpi.win_flush_local_all)
+        return missing("MPI_Win_flush_local_all");
+    WRAP(GASP_MPI_WIN_FLUSH_ALL, pmpi.win_flush_local_all(win), W(win));
+}
+
+PPW_EXPORT int MPI_Win_post(MPI_Group group, int assert_, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_post)
+        return missing("MPI_Win_post");
+    WRAP(GASP_MPI_WIN_POST, pmpi.win_post(group, assert_, win), W(group), W(win));
+}
+
+PPW_EXPORT int MPI_Win_start(MPI_Group group, int assert_, MPI_Win win)
+{
+    if (resolve() && !pmpi.win_start)
+        return missing("MPI_Win_start");
+    WRAP(GASP_MPI_WIN_START, pmpi.win_start(group, assert_, win), W(group), W(win));
+}
+
+PPW_EXPORT int MPI_Win_complete(MPI_Win win)
+{
+    if (resolve() && !pmpi.win_complete)
+        return missing("MPI_Win_complete");
+    WRAP(GASP_MPI_WIN_COMPLETE, pmpi.win_complete(win), W(win));
+}
+
+PPW_EXPORT int MPI_Win_wait(MPI_Win win)
+{
+    if (resolve() && !pmpi.win_wait)
+        return missing("MPI_Win_wait");
+    WRAP(GASP_MPI_WIN_WAIT, pmpi.win_wait(win), W(win));
+}
+
+PPW_EXPORT int MPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c,
+                              MPI_Win *win)
+{
+    if (resolve() && !pmpi.win_create)
+        return missing("MPI_Win_create");
+    WRAP(GASP_MPI_WIN_CREATE, pmpi.win_create(base, size, disp_unit, info, c, win), W(base),
+         W(size), W(disp_unit), W(c), W(win));
+}
+
+PPW_EXPORT int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c,
+                                void *baseptr, MPI_Win *win)
+{
+    if (resolve() && !pmpi.win_allocate)
+        return missing("MPI_Win_allocate");
+    WRAP(GASP_MPI_WIN_ALLOCATE, pmpi.win_allocate(size, disp_unit, info, c, baseptr, win), W(size),
+         W(disp_unit), W(c), W(baseptr), W(win));
+}
+
+PPW_EXPORT int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm c,
+                                       void *baseptr, MPI_Win *win)
+{
+    if (resolve() && !pmpi.win_allocate_shared)
+        return missing("MPI_Win_allocate_shared");
+    WRAP(GASP_MPI_WIN_ALLOCATE, pmpi.win_allocate_shared(size, disp_unit, info, c, baseptr, win),
+         W(size), W(disp_unit), W(c), W(baseptr), W(win));
+}
+
+PPW_EXPORT int MPI_Win_free(MPI_Win *win)
+{
+    if (resolve() && !pmpi.win_free)
+        return missing("MPI_Win_free");
+    WRAP(GASP_MPI_WIN_FREE, pmpi.win_free(win), W(win));
 }

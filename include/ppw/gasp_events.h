@@ -23,7 +23,10 @@
 
 #include "ppw/gasp.h"
 
-/* PPW's generic operation types (PPW thesis Table 4-1), plus the C ones. */
+/* PPW's generic operation types (PPW thesis Table 4-1), plus the C ones.
+ * Append only: run files store an op by its number.  One-sided sync is
+ * PPW's "explicit comm sync" for one-sided transfers (fences, flushes,
+ * epochs), kept apart from two-sided waits, whose analysis differs. */
 #define PPW_OPS(X)                                                                   \
     X(PPW_OP_FUNCTION, "function")                                                   \
     X(PPW_OP_USER_REGION, "user region")                                             \
@@ -43,7 +46,15 @@
     X(PPW_OP_WAIT_ON_VALUE, "wait on value")                                         \
     X(PPW_OP_SIGNAL_VALUE, "signal value")                                           \
     X(PPW_OP_MEM_ALLOC, "memory alloc")                                              \
-    X(PPW_OP_MEM_FREE, "memory free")
+    X(PPW_OP_MEM_FREE, "memory free")                                                \
+    X(PPW_OP_PUT, "put")                                                             \
+    X(PPW_OP_GET, "get")                                                             \
+    X(PPW_OP_PUT_NB, "non-blocking put")                                             \
+    X(PPW_OP_GET_NB, "non-blocking get")                                             \
+    X(PPW_OP_ATOMIC, "atomic")                                                       \
+    X(PPW_OP_ONE_SIDED_SYNC, "one-sided sync")                                       \
+    X(PPW_OP_GLOBAL_ALLOC, "global memory alloc")                                    \
+    X(PPW_OP_GLOBAL_FREE, "global memory free")
 
 enum ppw_op {
 #define PPW_OP_ENUM(name, text) name,
@@ -74,7 +85,7 @@ enum ppw_op {
     X(GASP_PTHREAD_COND_TIMEDWAIT, "pthread_cond_timedwait", PPW_OP_WAIT_ON_VALUE,              \
       PPW_ARG(0) | PPW_ARG(1), 1)                                                               \
     X(GASP_PTHREAD_COND_SIGNAL, "pthread_cond_signal", PPW_OP_SIGNAL_VALUE, PPW_ARG(0), 1)      \
-    X(GASP_PTHREAD_COND_BROADCAST, "pthread_cond_broadcast", PPW_OP_SIGNAL_VALUE, PPW_ARG(0), 1)\
+    X(GASP_PTHREAD_COND_BROADCAST, "pthread_cond_broadcast", PPW_OP_SIGNAL_VALUE, PPW_ARG(0), 1) \
     X(GASP_PTHREAD_SPIN_LOCK, "pthread_spin_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)          \
     X(GASP_PTHREAD_SPIN_UNLOCK, "pthread_spin_unlock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 1)      \
     X(GASP_PTHREAD_RWLOCK_RDLOCK, "pthread_rwlock_rdlock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)  \
@@ -87,7 +98,7 @@ enum ppw_op {
     X(GASP_OMP_CRITICAL_EXIT, "__kmpc_end_critical", PPW_OP_LOCK_RELEASE, PPW_ARG(2), 0)        \
     X(GASP_OMP_TASK_CREATE, "__kmpc_omp_task", PPW_OP_SPAWN, PPW_ARG(2), 1)                     \
     X(GASP_OMP_TASK_CREATE, "__kmpc_omp_task_with_deps", PPW_OP_SPAWN, PPW_ARG(2), 1)           \
-    X(GASP_OMP_TASKLOOP, "__kmpc_taskloop", PPW_OP_SPAWN, PPW_ARG(2), 0)                           \
+    X(GASP_OMP_TASKLOOP, "__kmpc_taskloop", PPW_OP_SPAWN, PPW_ARG(2), 0)                        \
     X(GASP_OMP_TASKWAIT, "__kmpc_omp_taskwait", PPW_OP_JOIN, 0, 1)                              \
     X(GASP_OMP_TASKGROUP_END, "__kmpc_end_taskgroup", PPW_OP_JOIN, 0, 0)                        \
     X(GASP_OMP_SET_LOCK, "omp_set_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 0)                    \
@@ -99,7 +110,7 @@ enum ppw_op {
     X(GASP_MPI_INIT, "MPI_Init", PPW_OP_INIT, 0, 1)                                             \
     X(GASP_MPI_INIT, "MPI_Init_thread", PPW_OP_INIT, 0, 1)                                      \
     X(GASP_MPI_FINALIZE, "MPI_Finalize", PPW_OP_TERM, 0, 1)                                     \
-    /* (buf, count, type, peer, tag, comm): forward count, type, peer, tag, comm */            \
+    /* (buf, count, type, peer, tag, comm): forward count, type, peer, tag, comm */             \
     X(GASP_MPI_SEND, "MPI_Send", PPW_OP_SEND, 0x3eu, 1)                                         \
     X(GASP_MPI_SEND, "MPI_Ssend", PPW_OP_SEND, 0x3eu, 1)                                        \
     X(GASP_MPI_SEND, "MPI_Bsend", PPW_OP_SEND, 0x3eu, 1)                                        \
@@ -110,7 +121,7 @@ enum ppw_op {
     X(GASP_MPI_WAIT, "MPI_Wait", PPW_OP_COMM_SYNC, PPW_ARG(0), 1)                               \
     X(GASP_MPI_WAITALL, "MPI_Waitall", PPW_OP_COMM_SYNC, PPW_ARG(0), 1)                         \
     X(GASP_MPI_WAITANY, "MPI_Waitany", PPW_OP_COMM_SYNC, PPW_ARG(0), 1)                         \
-    /* (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status) */      \
+    /* (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, status) */       \
     X(GASP_MPI_SENDRECV, "MPI_Sendrecv", PPW_OP_SEND, 0x7deu, 1)                                \
     X(GASP_MPI_BARRIER, "MPI_Barrier", PPW_OP_GROUP_SYNC, PPW_ARG(0), 1)                        \
     /* (buf, count, type, root, comm) */                                                        \
@@ -123,7 +134,47 @@ enum ppw_op {
     X(GASP_MPI_GATHER, "MPI_Gather", PPW_OP_GROUP_COMM, 0xc6u, 1)                               \
     X(GASP_MPI_ALLGATHER, "MPI_Allgather", PPW_OP_GROUP_COMM, 0x46u, 1)                         \
     X(GASP_MPI_SCATTER, "MPI_Scatter", PPW_OP_GROUP_COMM, 0xc6u, 1)                             \
-    X(GASP_MPI_ALLTOALL, "MPI_Alltoall", PPW_OP_GROUP_COMM, 0x46u, 1)
+    X(GASP_MPI_ALLTOALL, "MPI_Alltoall", PPW_OP_GROUP_COMM, 0x46u, 1)                           \
+    /* One-sided. (oaddr, ocount, otype, rank, disp, tcount, ttype, win[, req]) */              \
+    /* forward ocount, otype, rank, disp, win */                                                \
+    X(GASP_MPI_PUT, "MPI_Put", PPW_OP_PUT, 0x9eu, 1)                                            \
+    X(GASP_MPI_RPUT, "MPI_Rput", PPW_OP_PUT_NB, 0x9eu, 1)                                       \
+    X(GASP_MPI_GET, "MPI_Get", PPW_OP_GET, 0x9eu, 1)                                            \
+    X(GASP_MPI_RGET, "MPI_Rget", PPW_OP_GET_NB, 0x9eu, 1)                                       \
+    /* (oaddr, ocount, otype, rank, disp, tcount, ttype, op, win[, req]) */                     \
+    X(GASP_MPI_ACCUMULATE, "MPI_Accumulate", PPW_OP_PUT, 0x11eu, 1)                             \
+    X(GASP_MPI_RACCUMULATE, "MPI_Raccumulate", PPW_OP_PUT_NB, 0x11eu, 1)                        \
+    /* (oaddr, ocount, otype, raddr, rcount, rtype, rank, disp, tcount, ttype, op, win */       \
+    /* [, req]): forward ocount, otype, rcount, rtype, rank, disp, win */                       \
+    X(GASP_MPI_GET_ACCUMULATE, "MPI_Get_accumulate", PPW_OP_ATOMIC, 0x8f6u, 1)                  \
+    X(GASP_MPI_RGET_ACCUMULATE, "MPI_Rget_accumulate", PPW_OP_GET_NB, 0x8f6u, 1)                \
+    /* (oaddr, raddr, type, rank, disp, op, win): type, rank, disp, win */                      \
+    X(GASP_MPI_FETCH_AND_OP, "MPI_Fetch_and_op", PPW_OP_ATOMIC, 0x5cu, 1)                       \
+    /* (oaddr, caddr, raddr, type, rank, disp, win): type, rank, disp, win */                   \
+    X(GASP_MPI_COMPARE_AND_SWAP, "MPI_Compare_and_swap", PPW_OP_ATOMIC, 0x78u, 1)               \
+    /* (assert, win) */                                                                         \
+    X(GASP_MPI_WIN_FENCE, "MPI_Win_fence", PPW_OP_ONE_SIDED_SYNC, 0x3u, 1)                      \
+    /* (lock_type, rank, assert, win): lock_type, rank, win */                                  \
+    X(GASP_MPI_WIN_LOCK, "MPI_Win_lock", PPW_OP_LOCK_ACQUIRE, 0xbu, 1)                          \
+    X(GASP_MPI_WIN_LOCK_ALL, "MPI_Win_lock_all", PPW_OP_LOCK_ACQUIRE, PPW_ARG(1), 1)            \
+    /* (rank, win) */                                                                           \
+    X(GASP_MPI_WIN_UNLOCK, "MPI_Win_unlock", PPW_OP_LOCK_RELEASE, 0x3u, 1)                      \
+    X(GASP_MPI_WIN_UNLOCK_ALL, "MPI_Win_unlock_all", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 1)        \
+    X(GASP_MPI_WIN_FLUSH, "MPI_Win_flush", PPW_OP_ONE_SIDED_SYNC, 0x3u, 1)                      \
+    X(GASP_MPI_WIN_FLUSH, "MPI_Win_flush_local", PPW_OP_ONE_SIDED_SYNC, 0x3u, 1)                \
+    X(GASP_MPI_WIN_FLUSH_ALL, "MPI_Win_flush_all", PPW_OP_ONE_SIDED_SYNC, PPW_ARG(0), 1)        \
+    X(GASP_MPI_WIN_FLUSH_ALL, "MPI_Win_flush_local_all", PPW_OP_ONE_SIDED_SYNC, PPW_ARG(0), 1)  \
+    /* (group, assert, win): group, win */                                                      \
+    X(GASP_MPI_WIN_POST, "MPI_Win_post", PPW_OP_ONE_SIDED_SYNC, 0x5u, 1)                        \
+    X(GASP_MPI_WIN_START, "MPI_Win_start", PPW_OP_ONE_SIDED_SYNC, 0x5u, 1)                      \
+    X(GASP_MPI_WIN_COMPLETE, "MPI_Win_complete", PPW_OP_ONE_SIDED_SYNC, PPW_ARG(0), 1)          \
+    X(GASP_MPI_WIN_WAIT, "MPI_Win_wait", PPW_OP_ONE_SIDED_SYNC, PPW_ARG(0), 1)                  \
+    /* (base, size, disp_unit, info, comm, &win): base, size, disp_unit, comm, &win */          \
+    X(GASP_MPI_WIN_CREATE, "MPI_Win_create", PPW_OP_GLOBAL_ALLOC, 0x37u, 1)                     \
+    /* (size, disp_unit, info, comm, &base, &win): size, disp_unit, comm, &base, &win */        \
+    X(GASP_MPI_WIN_ALLOCATE, "MPI_Win_allocate", PPW_OP_GLOBAL_ALLOC, 0x3bu, 1)                 \
+    X(GASP_MPI_WIN_ALLOCATE, "MPI_Win_allocate_shared", PPW_OP_GLOBAL_ALLOC, 0x3bu, 1)          \
+    X(GASP_MPI_WIN_FREE, "MPI_Win_free", PPW_OP_GLOBAL_FREE, PPW_ARG(0), 1)
 /* clang-format on */
 
 /* Every tag, once, with its symbolic name (for --inst-only files and for
@@ -180,6 +231,38 @@ enum ppw_op {
     X(GASP_MPI_GATHER, "GASP_MPI_GATHER", PPW_OP_GROUP_COMM)                                    \
     X(GASP_MPI_ALLGATHER, "GASP_MPI_ALLGATHER", PPW_OP_GROUP_COMM)                              \
     X(GASP_MPI_SCATTER, "GASP_MPI_SCATTER", PPW_OP_GROUP_COMM)                                  \
-    X(GASP_MPI_ALLTOALL, "GASP_MPI_ALLTOALL", PPW_OP_GROUP_COMM)
+    X(GASP_MPI_ALLTOALL, "GASP_MPI_ALLTOALL", PPW_OP_GROUP_COMM)                                \
+    X(GASP_MPI_PUT, "GASP_MPI_PUT", PPW_OP_PUT)                                                 \
+    X(GASP_MPI_RPUT, "GASP_MPI_RPUT", PPW_OP_PUT_NB)                                            \
+    X(GASP_MPI_GET, "GASP_MPI_GET", PPW_OP_GET)                                                 \
+    X(GASP_MPI_RGET, "GASP_MPI_RGET", PPW_OP_GET_NB)                                            \
+    X(GASP_MPI_ACCUMULATE, "GASP_MPI_ACCUMULATE", PPW_OP_PUT)                                   \
+    X(GASP_MPI_RACCUMULATE, "GASP_MPI_RACCUMULATE", PPW_OP_PUT_NB)                              \
+    X(GASP_MPI_GET_ACCUMULATE, "GASP_MPI_GET_ACCUMULATE", PPW_OP_ATOMIC)                        \
+    X(GASP_MPI_RGET_ACCUMULATE, "GASP_MPI_RGET_ACCUMULATE", PPW_OP_GET_NB)                      \
+    X(GASP_MPI_FETCH_AND_OP, "GASP_MPI_FETCH_AND_OP", PPW_OP_ATOMIC)                            \
+    X(GASP_MPI_COMPARE_AND_SWAP, "GASP_MPI_COMPARE_AND_SWAP", PPW_OP_ATOMIC)                    \
+    X(GASP_MPI_WIN_FENCE, "GASP_MPI_WIN_FENCE", PPW_OP_ONE_SIDED_SYNC)                          \
+    X(GASP_MPI_WIN_LOCK, "GASP_MPI_WIN_LOCK", PPW_OP_LOCK_ACQUIRE)                              \
+    X(GASP_MPI_WIN_LOCK_ALL, "GASP_MPI_WIN_LOCK_ALL", PPW_OP_LOCK_ACQUIRE)                      \
+    X(GASP_MPI_WIN_UNLOCK, "GASP_MPI_WIN_UNLOCK", PPW_OP_LOCK_RELEASE)                          \
+    X(GASP_MPI_WIN_UNLOCK_ALL, "GASP_MPI_WIN_UNLOCK_ALL", PPW_OP_LOCK_RELEASE)                  \
+    X(GASP_MPI_WIN_FLUSH, "GASP_MPI_WIN_FLUSH", PPW_OP_ONE_SIDED_SYNC)                          \
+    X(GASP_MPI_WIN_FLUSH_ALL, "GASP_MPI_WIN_FLUSH_ALL", PPW_OP_ONE_SIDED_SYNC)                  \
+    X(GASP_MPI_WIN_POST, "GASP_MPI_WIN_POST", PPW_OP_ONE_SIDED_SYNC)                            \
+    X(GASP_MPI_WIN_START, "GASP_MPI_WIN_START", PPW_OP_ONE_SIDED_SYNC)                          \
+    X(GASP_MPI_WIN_COMPLETE, "GASP_MPI_WIN_COMPLETE", PPW_OP_ONE_SIDED_SYNC)                    \
+    X(GASP_MPI_WIN_WAIT, "GASP_MPI_WIN_WAIT", PPW_OP_ONE_SIDED_SYNC)                            \
+    X(GASP_MPI_WIN_CREATE, "GASP_MPI_WIN_CREATE", PPW_OP_GLOBAL_ALLOC)                          \
+    X(GASP_MPI_WIN_ALLOCATE, "GASP_MPI_WIN_ALLOCATE", PPW_OP_GLOBAL_ALLOC)                      \
+    X(GASP_MPI_WIN_FREE, "GASP_MPI_WIN_FREE", PPW_OP_GLOBAL_FREE)
+
+
+/* Whether a tag is one of MPI's (their events tell the PMPI wrappers that
+ * the pass wrapped the call, so their sites never go quiet). */
+static inline int ppw_gasp_tag_is_mpi(unsigned tag)
+{
+    return tag >= GASP_MPI_INIT && tag <= GASP_MPI_LAST;
+}
 
 #endif

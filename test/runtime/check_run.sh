@@ -789,8 +789,9 @@ lost_accounted() {
 
 # dl_churn with an instrumented library (ppw-cc -shared -fPIC): GASP events
 # from code that is unloaded and loaded again 2,000 times while two threads
-# are sampled every 100 us, throttled or not; then a fork()ed child, which
-# names every region seen, the unloaded ones included.
+# are sampled every 100 us, throttled (dt) or not (di: throttling off, so
+# that the 16,000 calls of leaf are all counted); then a fork()ed child,
+# which names every region seen, the unloaded ones included.
 case_dl_inst() {
     plugin_loadable || skip "an ASan-built plugin cannot load into clang"
     "$build/bin/ppw-cc" -O2 -shared -fPIC --inst-functions "$programs/dl_inst_lib.c" \
@@ -799,7 +800,8 @@ case_dl_inst() {
     measure_s0
     local run
     for run in di dt; do
-        [ $run = dt ] && export PPW_THROTTLE_CALLS=100 PPW_THROTTLE_USEC=1000
+        if [ $run = dt ]; then export PPW_THROTTLE_CALLS=100 PPW_THROTTLE_USEC=1000; else
+            export PPW_THROTTLE_CALLS=0; fi
         PPW_PERIOD=100us PPW_OUTPUT=$tmp/$run timeout 120 ./dl_churn.inst "$tmp/libinst.so" 2000 \
             >$run.out 2>$run.err
         local rc=$?
@@ -903,7 +905,7 @@ case_env() {
     dump e run || return
     check "the defaults were used" \
         '.run.metric.period == 1000000 and .run.metric.jitter_pct == 5 and .run.metric.max_frames == 256
-         and .run.config.callpath_depth == 10 and .run.config.throttle_calls == 100000
+         and .run.config.callpath_depth == 10 and .run.config.throttle_calls == 10000
          and .run.config.throttle_ns == 10000 and (.run.config.modes | index("sample") != null)' e.run.json
 }
 
@@ -1240,6 +1242,15 @@ case_mpi() {
 # (count, type, peer, tag, comm; END adds the result); a ppw-cc build (libppw
 # linked before libmpi, so the wrappers are active too) gets exactly one
 # event pair per call.
+# rank_trace GLOB RANK OUT: rank RANK's trace, from the job's run
+# directory GLOB/r<RANK>-*, into OUT (JSON); sets r to that directory.
+rank_trace() {
+    r=$(ls -d $1/r$2-* 2>/dev/null)
+    [ -n "$r" ] || { fail "no run directory of rank $2 under $1"; return 1; }
+    "$blame" dump "$r" --format json --what trace >"$3" ||
+        { fail "ppw-blame dump $r: $(head -3 "$3")"; return 1; }
+}
+
 case_mpi_events() {
     command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
     nm -D --defined-only "$lib/libppw.so" | grep -qw MPI_Send ||
@@ -1265,10 +1276,7 @@ case_mpi_events() {
     local count='def n($name; $ev): [.trace[] | select(.name == $name and .event == $ev)] | length;
         def pairs($names): . as $d | $names | all(. as $x | ($d | n($x; "start")) == 1 and ($d | n($x; "end")) == 1);'
     for rank in 0 1 2 3; do
-        r=$(ls -d plain/ppw-mpi_collect-*/r$rank-* 2>/dev/null)
-        [ -n "$r" ] || { fail "no run directory of rank $rank: $(ls -R plain | head)"; continue; }
-        "$blame" dump "$r" --format json --what trace >p$rank.json ||
-            { fail "ppw-blame dump $r: $(head -3 p$rank.json)"; continue; }
+        rank_trace "plain/ppw-mpi_collect-*" $rank p$rank.json || continue
         next=$(((rank + 1) % 4)) prev=$(((rank + 3) % 4))
         check "rank $rank: one START/END pair of each wrapped call" \
             "$count pairs([\"GASP_MPI_SEND\", \"GASP_MPI_RECV\", \"GASP_MPI_ISEND\", \"GASP_MPI_IRECV\",
@@ -1316,16 +1324,123 @@ case_mpi_events() {
     for rank in 0 1 2 3; do
         # The job directory shows that libppw's MPI_Init wrapper, and so
         # its other wrappers, were active.
-        r=$(ls -d inst/ppw-mpi_collect.inst-*/r$rank-* 2>/dev/null)
-        [ -n "$r" ] || { fail "ppw-cc build: no job run directory of rank $rank"; continue; }
-        "$blame" dump "$r" --format json --what trace >i$rank.json ||
-            { fail "ppw-blame dump $r: $(head -3 i$rank.json)"; continue; }
+        rank_trace "inst/ppw-mpi_collect.inst-*" $rank i$rank.json || continue
         check "rank $rank, ppw-cc build: exactly one event pair per MPI call (no duplicates)" \
             "$count pairs([\"GASP_MPI_INIT\", \"GASP_MPI_SEND\", \"GASP_MPI_RECV\", \"GASP_MPI_ISEND\",
               \"GASP_MPI_IRECV\", \"GASP_MPI_WAITALL\", \"GASP_MPI_ALLREDUCE\", \"GASP_MPI_BCAST\",
               \"GASP_MPI_BARRIER\", \"GASP_MPI_FINALIZE\"])" i$rank.json
         check "rank $rank, ppw-cc build: no other MPI events" \
             '[.trace[] | select(.tag >= 1300 and .tag < 1400)] | length == 20' i$rank.json
+    done
+}
+
+# MPI-3 one-sided calls (programs/mpi_rma.c: every wrapped call a known
+# number of times per rank), through the PMPI wrappers (a plain build linked
+# with libppw) and through the pass (ppw-cc, whose events the wrappers must
+# not repeat).  Open MPI 4.1's default one-sided component (osc/rdma)
+# crashes in the plain program at MPI_Compare_and_swap on this machine
+# (mca_btl_vader_emu_acswap, a segfault); the test asks for another one.
+case_mpi_rma() {
+    command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
+    nm -D --defined-only "$lib/libppw.so" | grep -qw MPI_Put ||
+        skip "libppw was built without mpi.h (no MPI wrappers)"
+    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_osc='^rdma'
+    local mpirun=(mpirun --oversubscribe -np 4)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    OMPI_CC=$clang mpicc -g -O2 "$programs/mpi_rma.c" -o mpi_rma.bare ||
+        { echo "cannot build mpi_rma" >&2; exit 1; }
+    OMPI_CC=$clang mpicc -g -O2 "$programs/mpi_rma.c" -o mpi_rma \
+        -L"$lib" -Wl,-rpath,"$lib" -lppw -Wl,--build-id ||
+        { echo "cannot build mpi_rma with libppw" >&2; exit 1; }
+    local inst=1
+    plugin_loadable || inst=0
+    if [ $inst = 1 ]; then
+        # shellcheck disable=SC2046
+        "$build/bin/ppw-cc" -O2 -g $(mpicc --showme:compile) "$programs/mpi_rma.c" \
+            -o mpi_rma.inst -L"$lib" -Wl,-rpath,"$lib" -lppw $(mpicc --showme:link) 2>cc.err ||
+            { echo "ppw-cc failed: $(cat cc.err)" >&2; exit 1; }
+    fi
+    "${mpirun[@]}" ./mpi_rma.bare >bare.out 2>bare.err ||
+        { fail "mpi_rma without ppw failed: $(head -3 bare.err)"; return; }
+    grep -q "rma: ranks 4, counter 4, mismatches 0, swap result 4, atomic read 4" bare.out ||
+        fail "mpi_rma's own answer: $(cat bare.out)"
+    mkdir wrapped inst
+    (cd wrapped && PPW_MODE=profile,trace "${mpirun[@]}" ../mpi_rma >../wrapped.out 2>../wrapped.err) ||
+        { fail "mpi_rma with libppw failed: $(head -3 wrapped.err)"; return; }
+    cmp -s bare.out wrapped.out || fail "output with libppw differs: $(cat wrapped.out)"
+    # Calls per rank, counted in mpi_rma.c.
+    local calls='{"GASP_MPI_PUT": 2, "GASP_MPI_GET": 1, "GASP_MPI_ACCUMULATE": 1, "GASP_MPI_RPUT": 1,
+        "GASP_MPI_RGET": 1, "GASP_MPI_RACCUMULATE": 1, "GASP_MPI_RGET_ACCUMULATE": 1,
+        "GASP_MPI_GET_ACCUMULATE": 1, "GASP_MPI_FETCH_AND_OP": 1, "GASP_MPI_COMPARE_AND_SWAP": 1,
+        "GASP_MPI_WIN_FENCE": 4, "GASP_MPI_WIN_LOCK": 1, "GASP_MPI_WIN_LOCK_ALL": 2,
+        "GASP_MPI_WIN_UNLOCK": 1, "GASP_MPI_WIN_UNLOCK_ALL": 2, "GASP_MPI_WIN_FLUSH": 2,
+        "GASP_MPI_WIN_FLUSH_ALL": 3, "GASP_MPI_WIN_POST": 1, "GASP_MPI_WIN_START": 1,
+        "GASP_MPI_WIN_COMPLETE": 1, "GASP_MPI_WIN_WAIT": 1, "GASP_MPI_WIN_CREATE": 1,
+        "GASP_MPI_WIN_ALLOCATE": 1, "GASP_MPI_WIN_FREE": 2}'
+    local pairs="($calls) as \$calls | [.trace[] | select(.tag >= 1318 and .tag <= 1341)] as \$ev |
+        (\$calls | to_entries | all(.key as \$k | .value as \$v |
+            ([\$ev[] | select(.name == \$k and .event == \"start\")] | length) == \$v and
+            ([\$ev[] | select(.name == \$k and .event == \"end\")] | length) == \$v))
+        and (\$ev | length) == 2 * (\$calls | add)"
+    local r rank left right
+    for rank in 0 1 2 3; do
+        left=$(((rank + 3) % 4)) right=$(((rank + 1) % 4))
+        rank_trace "wrapped/ppw-mpi_rma-*" $rank w$rank.json || continue
+        check "rank $rank: one START/END pair per one-sided call, and no other" "$pairs" w$rank.json
+        # Operands: MPI_Put (count, type, rank, disp, win) to the right
+        # neighbour, MPI_Get from the left, MPI_Rget 61 elements at 3.
+        check "rank $rank: target ranks, counts and displacements" \
+            "([.trace[] | select(.name == \"GASP_MPI_PUT\" and .event == \"start\") | .args[0,2,3]]
+              == [64, $right, 0, 64, $right, 0])
+             and ([.trace[] | select(.name == \"GASP_MPI_GET\" and .event == \"start\") | .args[0,2,3]]
+                  == [64, $left, 0])
+             and ([.trace[] | select(.name == \"GASP_MPI_RGET\" and .event == \"start\") | .args[0,2,3]]
+                  == [61, $right, 3])
+             and ([.trace[] | select(.name == \"GASP_MPI_WIN_LOCK\" and .event == \"start\") | .args[1]]
+                  == [0])" w$rank.json
+        # The window's handle, from MPI_Win_allocate's END (its operand is
+        # the handle's address), is the one every later call on it names.
+        check "rank $rank: one window handle from creation to free" \
+            '([.trace[] | select(.name == "GASP_MPI_WIN_ALLOCATE" and .event == "end") | .args[4]]) as [$halo]
+             | ([.trace[] | select(.name == "GASP_MPI_WIN_CREATE" and .event == "end") | .args[4]]) as [$ctr]
+             | $halo != $ctr and $halo != 0 and $ctr != 0
+               and ([.trace[] | select(.name == "GASP_MPI_PUT" or .name == "GASP_MPI_WIN_FENCE"
+                                       or .name == "GASP_MPI_WIN_COMPLETE") | .args[-1 - (if .event == "end" then 1 else 0 end)]]
+                    | unique == [$halo])
+               and ([.trace[] | select(.name == "GASP_MPI_FETCH_AND_OP" and .event == "start") | .args[3]] == [$ctr])
+               and ([.trace[] | select(.name == "GASP_MPI_WIN_FREE" and .event == "start") | .args[0]]
+                    == [$ctr, $halo])' w$rank.json
+        # Bytes each operation moved (8-byte elements): MPI_Put 2 x 64,
+        # MPI_Get and MPI_Accumulate 64, MPI_Rget 61, MPI_Rput and
+        # MPI_Raccumulate 1, MPI_Rget_accumulate 1 (its result; no origin
+        # data with MPI_NO_OP), MPI_Get_accumulate, MPI_Fetch_and_op and
+        # MPI_Compare_and_swap 1; windows: 64 elements and one long.
+        "$blame" profile "$r" --format json >b$rank.json || fail "ppw-blame profile $r"
+        check "rank $rank: bytes moved per operation, and window sizes" \
+            '[.rows[] | {key: .name, value: .bytes}] | from_entries |
+             .GASP_MPI_PUT == 1024 and .GASP_MPI_GET == 512 and .GASP_MPI_ACCUMULATE == 512 and
+             .GASP_MPI_RGET == 488 and .GASP_MPI_RPUT == 8 and .GASP_MPI_RACCUMULATE == 8 and
+             .GASP_MPI_RGET_ACCUMULATE == 8 and .GASP_MPI_GET_ACCUMULATE == 8 and
+             .GASP_MPI_FETCH_AND_OP == 8 and .GASP_MPI_COMPARE_AND_SWAP == 8 and
+             .GASP_MPI_WIN_ALLOCATE == 512 and .GASP_MPI_WIN_CREATE == 8 and
+             .GASP_MPI_WIN_FENCE == 0' b$rank.json
+    done
+    [ $inst = 1 ] || { echo "ppw-cc part skipped: an ASan-built plugin cannot load into clang" >&2; return; }
+    (cd inst && PPW_MODE=profile,trace "${mpirun[@]}" ../mpi_rma.inst >../inst.out 2>../inst.err) ||
+        { fail "ppw-cc-built mpi_rma failed: $(head -3 inst.err)"; return; }
+    cmp -s bare.out inst.out || fail "ppw-cc build's output differs: $(cat inst.out)"
+    for rank in 0 1 2 3; do
+        rank_trace "inst/ppw-mpi_rma.inst-*" $rank i$rank.json || continue
+        check "rank $rank, ppw-cc build: one event pair per one-sided call (no duplicates)" \
+            "$pairs" i$rank.json
+        "$blame" profile "$r" --format json >ib$rank.json || fail "ppw-blame profile $r"
+        check "rank $rank, ppw-cc build: a call site per call, at its line" \
+            "[.rows[] | select(.name == \"GASP_MPI_COMPARE_AND_SWAP\" or .name == \"GASP_MPI_PUT\")
+              | {name, kind, file: (.file | split(\"/\") | last), line}] | sort_by(.line)
+             == [{name: \"GASP_MPI_PUT\", kind: \"callsite\", file: \"mpi_rma.c\", line: $(site_line mpi_rma put_fence)},
+                 {name: \"GASP_MPI_PUT\", kind: \"callsite\", file: \"mpi_rma.c\", line: $(site_line mpi_rma put_pscw)},
+                 {name: \"GASP_MPI_COMPARE_AND_SWAP\", kind: \"callsite\", file: \"mpi_rma.c\",
+                  line: $(site_line mpi_rma cas)}]" ib$rank.json
     done
 }
 
