@@ -25,6 +25,21 @@ struct owned {
 static struct owned owned[MAX_OWNED];
 static size_t nowned;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* This thread holds lock: a dup2 from a signal handler that interrupted
+ * it must not wait for it. */
+static PPW_TLS int holding_lock;
+
+static void lock_fds(void)
+{
+    pthread_mutex_lock(&lock);
+    holding_lock = 1;
+}
+
+static void unlock_fds(void)
+{
+    holding_lock = 0;
+    pthread_mutex_unlock(&lock);
+}
 
 static int (*real_close)(int);
 static int (*real_dup2)(int, int);
@@ -68,14 +83,14 @@ int ppw_fd_own(int *slot, enum ppw_fd_owner owner)
     int fd = *slot;
     if (fd < 0 || fd >= TRACKED_FDS)
         return -1;
-    pthread_mutex_lock(&lock);
+    lock_fds();
     int rc = -1;
     if (nowned < MAX_OWNED) {
         owned[nowned++] = (struct owned){slot, owner};
         set_bit(fd, 1);
         rc = 0;
     }
-    pthread_mutex_unlock(&lock);
+    unlock_fds();
     return rc;
 }
 
@@ -93,14 +108,14 @@ void ppw_fd_release(int *slot)
     int fd = *slot;
     if (fd < 0)
         return;
-    pthread_mutex_lock(&lock);
+    lock_fds();
     for (size_t i = 0; i < nowned; i++)
         if (owned[i].slot == slot) {
             owned[i] = owned[--nowned];
             set_bit(fd, 0);
             break;
         }
-    pthread_mutex_unlock(&lock);
+    unlock_fds();
 }
 
 void ppw_fd_close(int *slot)
@@ -125,14 +140,19 @@ void ppw_fd_forget_all(void)
 /* Moves ppw's descriptor off number fd, which the program wants for a
  * dup2: a copy elsewhere takes its place in its holder.  A perf event's
  * signal names the descriptor it came through (si_fd), so its
- * asynchronous notification is set up again on the copy.  The lock is
- * only tried: dup2 is async-signal-safe, and a handler may have
- * interrupted this thread while it held the lock; then the program's
- * dup2 replaces ppw's descriptor, as it would without this file. */
+ * asynchronous notification is set up again on the copy (a signal queued
+ * before names the old number: sampler.c takes it all the same).  Another
+ * thread holds the lock only briefly (a thread starting or ending), so the
+ * call waits for it: a bounded try could give up under load and let the
+ * program's dup2 replace a sampler's descriptor.  But dup2 is
+ * async-signal-safe, and a handler may have interrupted this very thread
+ * while it held the lock; then the program's dup2 replaces ppw's
+ * descriptor, as it would without this file. */
 static void move_off(int fd)
 {
-    if (!ppw_mutex_lock_bounded(&lock))
+    if (holding_lock)
         return;
+    lock_fds();
     struct owned *o = find(fd);
     int copy = o ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
     if (copy >= 0 && copy < TRACKED_FDS) {
@@ -147,7 +167,7 @@ static void move_off(int fd)
     } else if (copy >= 0) {
         close_real(copy);
     }
-    pthread_mutex_unlock(&lock);
+    unlock_fds();
 }
 
 /* ---- the interposers ---- */

@@ -340,7 +340,12 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
     struct ppw_thread *t = ppw_thread_self();
     if (source == PPW_METRIC_PERF_TASK_CLOCK &&
         (info->si_code == POLL_HUP || info->si_code == POLL_IN)) {
-        if (!t || info->si_fd != t->perf_fd || !t->ready) {
+        /* Not only through t->perf_fd: when a program's dup2 moves ppw's
+         * descriptor (descriptors.c), a signal queued meanwhile names the
+         * old number, and dropping it would leave the event disarmed
+         * (runtime.lost saw every later sample lost).  The signal is
+         * ppw's own (signals.c): re-arm through the current descriptor. */
+        if (!t || !t->ready || t->perf_fd < 0) {
             drop(t, PPW_DROP_NOT_READY);
         } else {
             record_sample(t, uc, cpu_weight(t));
