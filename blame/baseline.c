@@ -37,9 +37,11 @@ static const struct key keys[] = {
     {"cond_roundtrip_ns", KEY_TIME, false, FIELD(cond_roundtrip_ns)},
     {"mpi_latency_ns", KEY_TIME, true, FIELD(mpi_latency_ns)},
     {"mpi_ns_per_byte", KEY_PER_BYTE, true, FIELD(mpi_ns_per_byte)},
+    {"mpi_fence_ns", KEY_TIME, true, FIELD(mpi_fence_ns)}, /* 1.1 */
+    {"mpi_rma_ns", KEY_TIME, true, FIELD(mpi_rma_ns)},     /* 1.1 */
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
-enum { KEY_MPI_LATENCY = 8, KEY_MPI_PER_BYTE = 9 };
+enum { KEY_MPI_LATENCY = 8, KEY_MPI_PER_BYTE = 9, KEY_MPI_FENCE = 10, KEY_MPI_RMA = 11 };
 
 /* ---- reading ---- */
 
@@ -139,6 +141,10 @@ static int check_complete(const struct reader *r, const bool *seen, struct ppw_b
         return ppw_err_set(r->err, PPW_ECORRUPT, "%s: %s without %s", r->path,
                            keys[seen[KEY_MPI_LATENCY] ? KEY_MPI_LATENCY : KEY_MPI_PER_BYTE].name,
                            keys[seen[KEY_MPI_LATENCY] ? KEY_MPI_PER_BYTE : KEY_MPI_LATENCY].name);
+    if (!seen[KEY_MPI_LATENCY] && (seen[KEY_MPI_FENCE] || seen[KEY_MPI_RMA]))
+        return ppw_err_set(r->err, PPW_ECORRUPT, "%s: %s without %s", r->path,
+                           keys[seen[KEY_MPI_FENCE] ? KEY_MPI_FENCE : KEY_MPI_RMA].name,
+                           keys[KEY_MPI_LATENCY].name);
     b->has_mpi = seen[KEY_MPI_LATENCY];
     return 0;
 }
@@ -254,6 +260,10 @@ static void put_baseline(FILE *f, const struct ppw_baseline *b)
     if (b->has_mpi) {
         put_double(f, "mpi_latency_ns", b->mpi_latency_ns);
         put_double(f, "mpi_ns_per_byte", b->mpi_ns_per_byte);
+        if (b->mpi_fence_ns > 0)
+            put_double(f, "mpi_fence_ns", b->mpi_fence_ns);
+        if (b->mpi_rma_ns > 0)
+            put_double(f, "mpi_rma_ns", b->mpi_rma_ns);
     }
 }
 

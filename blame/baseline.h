@@ -13,7 +13,7 @@
 #include "error.h"
 
 #define PPW_BASELINE_MAJOR 1
-#define PPW_BASELINE_MINOR 0
+#define PPW_BASELINE_MINOR 1
 
 /* Every time is a median, in nanoseconds, finite and > 0 (mpi_ns_per_byte
  * may be 0: a transfer too fast to tell from the latency). */
@@ -27,6 +27,8 @@ struct ppw_baseline {
     bool has_mpi;                 /* the two MPI keys were measured */
     double mpi_latency_ns;        /* half the round trip of an 8-byte message, 2 ranks */
     double mpi_ns_per_byte;       /* what each further byte adds (from 64 KiB messages) */
+    double mpi_fence_ns;          /* MPI_Win_fence, 2 ranks; 0: not measured (1.1) */
+    double mpi_rma_ns;            /* an 8-byte MPI_Get + MPI_Win_flush; 0: not measured (1.1) */
     int64_t measured_at;          /* Unix time of the measurement; 0 when unknown */
     char host[256];               /* the machine it was measured on */
 };

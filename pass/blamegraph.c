@@ -791,6 +791,7 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     describe_function(&graph, out);
     ppw_memory_init(&graph.memory, context->arena, context->types, context->layout);
     graph.memory.sources = context->sources;
+    graph.memory.windows = context->windows;
     ppw_cfg_build(&graph.cfg, function);
     graph.block_control = ppw_xcalloc(graph.cfg.block_count + 1, sizeof *graph.block_control);
     for (size_t b = 0; b <= graph.cfg.block_count; b++)
@@ -852,6 +853,114 @@ void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMVa
     free(sets);
     free(component);
     free_graph(&graph);
+}
+
+/* ---- MPI windows ------------------------------------------------------- */
+
+static int is_storage(LLVMValueRef value)
+{
+    return LLVMIsAAllocaInst(value) || LLVMIsAGlobalVariable(value);
+}
+
+/* The single field node a pointer operand reaches, or -1. */
+static int single_field(struct graph *graph, LLVMValueRef pointer)
+{
+    const struct ppw_intvec *targets = ppw_memory_targets(&graph->memory, pointer);
+    if (!targets || targets->count != 1)
+        return -1;
+    int node = targets->items[0] / 2;
+    const struct ppw_node *field = &graph->memory.nodes[node];
+    return field->parent >= 0 && field->step ? node : -1;
+}
+
+/* One window creation: MPI_Win_allocate(size, disp, info, comm, &base, &win)
+ * or MPI_Win_create(base, size, disp, info, comm, &win).  The handle and
+ * the memory must be kept alike: both in variables, or both in fields of
+ * one struct. */
+static int window_rule(struct graph *graph, LLVMValueRef call, int allocate,
+                       struct ppw_window_rule *rule)
+{
+    LLVMValueRef handle = LLVMGetOperand(call, 5), base = LLVMGetOperand(call, allocate ? 4 : 0);
+    memset(rule, 0, sizeof *rule);
+    /* MPI_Win_allocate writes the memory's address into *base; an
+     * MPI_Win_create buffer loaded from a pointer is what that points to. */
+    rule->pointee = allocate;
+    if (!allocate && LLVMIsALoadInst(base)) {
+        base = LLVMGetOperand(base, 0);
+        rule->pointee = 1;
+    }
+    if (is_storage(handle)) {
+        if (!is_storage(base))
+            return 0;
+        rule->handle_storage = handle;
+        rule->memory_storage = base;
+        return 1;
+    }
+    int handle_field = single_field(graph, handle), memory_field = single_field(graph, base);
+    if (handle_field < 0 || memory_field < 0)
+        return 0;
+    const struct ppw_node *h = &graph->memory.nodes[handle_field];
+    const struct ppw_node *m = &graph->memory.nodes[memory_field];
+    if (h->parent != m->parent || !graph->memory.nodes[h->parent].type)
+        return 0;
+    rule->parent_type = ppw_dbgvar_strip(graph->memory.nodes[h->parent].type);
+    rule->handle_step = h->step;
+    rule->memory_step = m->step;
+    rule->memory_type = m->type;
+    return rule->parent_type != NULL;
+}
+
+static int creates_window(LLVMValueRef inst, int *allocate)
+{
+    if (!ppw_graph_is_call(inst) || LLVMGetNumArgOperands(inst) != 6)
+        return 0;
+    const char *name = ppw_graph_callee_name(inst);
+    if (!name)
+        return 0;
+    *allocate = !strcmp(name, "MPI_Win_allocate") || !strcmp(name, "MPI_Win_allocate_shared");
+    return *allocate || !strcmp(name, "MPI_Win_create");
+}
+
+void ppw_blamegraph_find_windows(const struct ppw_blamegraph_context *context,
+                                 LLVMModuleRef module, struct ppw_windows *out)
+{
+    for (LLVMValueRef function = LLVMGetFirstFunction(module); function;
+         function = LLVMGetNextFunction(function)) {
+        if (LLVMIsDeclaration(function) || !LLVMGetSubprogram(function))
+            continue;
+        int any = 0, allocate = 0;
+        for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(function); block && !any;
+             block = LLVMGetNextBasicBlock(block))
+            for (LLVMValueRef inst = LLVMGetFirstInstruction(block); inst && !any;
+                 inst = LLVMGetNextInstruction(inst))
+                any = creates_window(inst, &allocate);
+        if (!any)
+            continue;
+        /* The memory model of the function, as the analysis builds it. */
+        struct graph graph = {0};
+        graph.context = context;
+        graph.function = function;
+        graph.current_block = -1;
+        graph.file = ppw_di_file(LLVMGetSubprogram(function));
+        ppw_memory_init(&graph.memory, context->arena, context->types, context->layout);
+        graph.memory.sources = context->sources;
+        ppw_cfg_build(&graph.cfg, function);
+        graph.block_control = ppw_xcalloc(graph.cfg.block_count + 1, sizeof *graph.block_control);
+        create_return_node(&graph);
+        discover_variables(&graph);
+        ppw_memory_solve(&graph.memory, function);
+        for (size_t b = 0; b < graph.cfg.block_count; b++)
+            for (LLVMValueRef inst = LLVMGetFirstInstruction(graph.cfg.blocks[b]); inst;
+                 inst = LLVMGetNextInstruction(inst)) {
+                struct ppw_window_rule rule;
+                if (!creates_window(inst, &allocate) || !window_rule(&graph, inst, allocate, &rule))
+                    continue;
+                out->rules = ppw_grow(out->rules, &out->capacity, out->count + 1,
+                                      sizeof *out->rules, 4);
+                out->rules[out->count++] = rule;
+            }
+        free_graph(&graph);
+    }
 }
 
 void ppw_blamegraph_free_result(struct ppw_result_func *result)

@@ -85,11 +85,19 @@ struct ppw_blamegraph_context {
     struct ppw_dbgvar_types *types;
     LLVMTargetDataRef layout;
     struct ppw_source_text *sources;
+    const struct ppw_windows *windows; /* the module's MPI windows, may be NULL */
 };
 
 /* Analyses a defined function that has a DISubprogram. */
 void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMValueRef function,
                             struct ppw_result_func *out);
 void ppw_blamegraph_free_result(struct ppw_result_func *result);
+
+/* The module's MPI windows: where each MPI_Win_create or MPI_Win_allocate
+ * call keeps the handle and the window's memory (struct ppw_window_rule).
+ * Run before the analyses, which read context->windows.  Rules live in
+ * the context's arena; out->rules is freed by the caller. */
+void ppw_blamegraph_find_windows(const struct ppw_blamegraph_context *context,
+                                 LLVMModuleRef module, struct ppw_windows *out);
 
 #endif

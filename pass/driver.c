@@ -3,6 +3,7 @@
  * module-level assembly.  (The GASP instrumentation is a separate pass at
  * the end of the optimizer: instrument.c.) */
 #include "blamegraph.h"
+#include "memory.h"
 #include "dbgvar.h"
 #include "export.h"
 #include "llvm_shim.h"
@@ -85,8 +86,11 @@ void ppw_driver_run_module(LLVMModuleRef module, const struct ppw_pass_opts *opt
     struct ppw_arena arena = {0};
     struct ppw_dbgvar_types types = {0};
     struct ppw_source_text sources = {0};
+    struct ppw_windows windows = {0};
     struct ppw_blamegraph_context context = {&arena, &types, LLVMGetModuleDataLayout(module),
-                                             &sources};
+                                             &sources, NULL};
+    ppw_blamegraph_find_windows(&context, module, &windows);
+    context.windows = &windows;
     size_t capacity = 0, count = 0;
     unsigned skipped = 0;
     struct ppw_result_func *functions = NULL;
@@ -127,6 +131,7 @@ void ppw_driver_run_module(LLVMModuleRef module, const struct ppw_pass_opts *opt
         ppw_blamegraph_free_result(&functions[i]);
     free(functions);
     free(globals);
+    free(windows.rules);
     ppw_dbgvar_types_free(&types);
     ppw_source_text_free(&sources);
     ppw_arena_free(&arena);

@@ -401,6 +401,33 @@ static void add_all(struct ppw_intvec *into, const struct ppw_intvec *from)
         ppw_intvec_add_unique(into, from->items[i]);
 }
 
+/* When node holds an MPI window handle (memory->windows), the memory the
+ * window exposes; else -1.  MPI writes the handle, so nothing in the IR
+ * stored into it, and a load from it would otherwise stand for a pointee
+ * of its own that names no data. */
+static int window_memory(struct ppw_memory *memory, int node)
+{
+    if (!memory->windows)
+        return -1;
+    for (size_t i = 0; i < memory->windows->count; i++) {
+        const struct ppw_window_rule *rule = &memory->windows->rules[i];
+        int at = -1;
+        if (rule->handle_storage) {
+            if (ppw_ptrmap_get(&memory->storage_node, rule->handle_storage, -1) != node)
+                continue;
+            at = ppw_memory_storage(memory, rule->memory_storage);
+        } else {
+            const struct ppw_node *handle = &memory->nodes[node];
+            if (handle->parent < 0 || !handle->step || strcmp(handle->step, rule->handle_step) ||
+                ppw_dbgvar_strip(memory->nodes[handle->parent].type) != rule->parent_type)
+                continue;
+            at = ppw_memory_field(memory, handle->parent, rule->memory_step, 0, rule->memory_type);
+        }
+        return rule->pointee ? ppw_memory_pointee(memory, at) : at;
+    }
+    return -1;
+}
+
 void ppw_memory_load_targets(struct ppw_memory *memory, const struct ppw_intvec *from,
                              struct ppw_intvec *out)
 {
@@ -410,8 +437,10 @@ void ppw_memory_load_targets(struct ppw_memory *memory, const struct ppw_intvec 
         int node = from->items[i] / 2;
         add_all(out, &memory->nodes[node].contents);
         int unknown = memory->nodes[node].stores_unknown || !memory->nodes[node].contents.count;
-        if (unknown && memory->pointee_when_unknown)
-            ppw_intvec_add_unique(out, ppw_memory_pointee(memory, node) * 2);
+        if (unknown && memory->pointee_when_unknown) {
+            int window = window_memory(memory, node);
+            ppw_intvec_add_unique(out, (window >= 0 ? window : ppw_memory_pointee(memory, node)) * 2);
+        }
     }
 }
 

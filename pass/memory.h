@@ -56,6 +56,27 @@ struct ppw_node {
     int export_id;
 };
 
+/* The memory an MPI window handle stands for (MPI_Win_create's buffer,
+ * the memory MPI_Win_allocate returned): a one-sided call that reads or
+ * writes "the window" through its handle reaches that memory.  Found once
+ * per module at the windows' creation (ppw_blamegraph_find_windows), by
+ * where the handle is kept: a local or global variable, or a struct
+ * field, whose sibling field then holds the memory or its pointer. */
+struct ppw_window_rule {
+    LLVMValueRef handle_storage; /* alloca or global holding the handle, or NULL */
+    LLVMMetadataRef parent_type; /* else: the struct (stripped debug type) ... */
+    const char *handle_step;     /* ... whose field this is */
+    LLVMValueRef memory_storage; /* alloca or global: the memory or its pointer */
+    const char *memory_step;     /* or the sibling field that is */
+    LLVMMetadataRef memory_type; /* that field's debug type */
+    int pointee;                 /* the memory is what the storage points to */
+};
+
+struct ppw_windows {
+    struct ppw_window_rule *rules;
+    size_t count, capacity;
+};
+
 struct ppw_memory {
     struct ppw_arena *arena;
     struct ppw_dbgvar_types *types;
@@ -74,6 +95,7 @@ struct ppw_memory {
     size_t memo_count, memo_capacity;
     int round, memo_grew, frozen;
     int pointee_when_unknown; /* second phase of the fixpoint */
+    const struct ppw_windows *windows; /* the module's window handles, may be NULL */
 };
 
 void ppw_memory_init(struct ppw_memory *memory, struct ppw_arena *arena,

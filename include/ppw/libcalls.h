@@ -20,78 +20,108 @@
 #define PPW_ARG(k) (1u << (k))
 
 #define PPW_LIBCALLS(X)                                                                      \
-    /* memory and strings */                                                               \
-    X(memcpy, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                   \
-    X(memmove, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                  \
-    X(memset, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                   \
-    X(__memcpy_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                             \
-    X(__memmove_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                            \
-    X(__memset_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                             \
-    X(bzero, PPW_ARG(0), PPW_ARG(1), -1, -1)                                                 \
-    X(strcpy, PPW_ARG(0), PPW_ARG(1), -1, -1)                                                \
-    X(strncpy, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                  \
-    X(stpcpy, PPW_ARG(0), PPW_ARG(1), -1, -1)                                                \
-    X(strcat, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                                   \
-    X(strncat, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), -1, -1)                     \
-    X(__strcpy_chk, PPW_ARG(0), PPW_ARG(1), -1, -1)                                          \
-    X(sprintf, PPW_ARG(0), PPW_ARG(1), -1, 2)                                                \
-    X(snprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, 3)                                  \
-    X(vsprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                 \
-    X(vsnprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                   \
-    X(__sprintf_chk, PPW_ARG(0), PPW_ARG(3), -1, 4)                                          \
-    X(__snprintf_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, 5)                            \
-    /* stdio and POSIX reads */                                                            \
-    X(fread, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                       \
-    X(fread_unlocked, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)              \
-    X(__fread_chk, PPW_ARG(0), PPW_ARG(2) | PPW_ARG(3) | PPW_ARG(4), -1, -1)                 \
-    X(fgets, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                    \
-    X(__fgets_chk, PPW_ARG(0), PPW_ARG(2) | PPW_ARG(3), -1, -1)                              \
-    X(getline, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(2), -1, -1)                                  \
-    X(getdelim, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                    \
-    X(scanf, 0, PPW_ARG(0), 1, -1)                                                           \
-    X(fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                             \
-    X(sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                             \
-    X(__isoc99_scanf, 0, PPW_ARG(0), 1, -1)                                                  \
-    X(__isoc99_fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
-    X(__isoc99_sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
-    X(__isoc23_scanf, 0, PPW_ARG(0), 1, -1)                                                  \
-    X(__isoc23_fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
-    X(__isoc23_sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                    \
-    X(read, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                     \
-    X(pread, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                       \
-    X(recv, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                     \
-    /* threads */                                                                          \
-    X(pthread_create, PPW_ARG(0), 0, -1, -1)                                                 \
-    X(pthread_join, PPW_ARG(1), PPW_ARG(0), -1, -1)                                          \
-    /* MPI: receive buffers, collective outputs, requests and statuses */                  \
-    X(MPI_Recv, PPW_ARG(0) | PPW_ARG(6), PPW_ARG(1) | PPW_ARG(3), -1, -1)                    \
-    X(MPI_Irecv, PPW_ARG(0) | PPW_ARG(6), PPW_ARG(1) | PPW_ARG(3), -1, -1)                   \
-    X(MPI_Sendrecv, PPW_ARG(5) | PPW_ARG(11), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(8), -1, -1)  \
-    X(MPI_Sendrecv_replace, PPW_ARG(0) | PPW_ARG(8), PPW_ARG(0) | PPW_ARG(1), -1, -1)        \
-    X(MPI_Bcast, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                                \
-    X(MPI_Ibcast, PPW_ARG(0) | PPW_ARG(5), PPW_ARG(0) | PPW_ARG(1), -1, -1)                  \
-    X(MPI_Reduce, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                               \
-    X(MPI_Allreduce, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                            \
-    X(MPI_Ireduce, PPW_ARG(1) | PPW_ARG(7), PPW_ARG(0) | PPW_ARG(2), -1, -1)                 \
-    X(MPI_Iallreduce, PPW_ARG(1) | PPW_ARG(6), PPW_ARG(0) | PPW_ARG(2), -1, -1)              \
-    X(MPI_Scan, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                 \
-    X(MPI_Exscan, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                               \
-    X(MPI_Reduce_scatter, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                       \
-    X(MPI_Reduce_scatter_block, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                 \
-    X(MPI_Gather, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                               \
-    X(MPI_Gatherv, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                              \
-    X(MPI_Allgather, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                            \
-    X(MPI_Allgatherv, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                           \
-    X(MPI_Scatter, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                              \
-    X(MPI_Scatterv, PPW_ARG(4), PPW_ARG(0) | PPW_ARG(1), -1, -1)                             \
-    X(MPI_Alltoall, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                             \
-    X(MPI_Alltoallv, PPW_ARG(4), PPW_ARG(0) | PPW_ARG(1), -1, -1)                            \
-    X(MPI_Get, PPW_ARG(0), PPW_ARG(3) | PPW_ARG(7), -1, -1)                                  \
-    X(MPI_Wait, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(0), -1, -1)                                 \
-    X(MPI_Waitall, PPW_ARG(1) | PPW_ARG(2), PPW_ARG(1), -1, -1)                              \
-    X(MPI_Waitany, PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), PPW_ARG(1), -1, -1)                 \
-    X(MPI_Test, PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), PPW_ARG(0), -1, -1)                    \
-    X(MPI_Comm_rank, PPW_ARG(1), PPW_ARG(0), -1, -1)                                         \
+    /* memory and strings */                                                              \
+    X(memcpy, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                \
+    X(memmove, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                               \
+    X(memset, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                \
+    X(__memcpy_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                          \
+    X(__memmove_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                         \
+    X(__memset_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                          \
+    X(bzero, PPW_ARG(0), PPW_ARG(1), -1, -1)                                              \
+    X(strcpy, PPW_ARG(0), PPW_ARG(1), -1, -1)                                             \
+    X(strncpy, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                               \
+    X(stpcpy, PPW_ARG(0), PPW_ARG(1), -1, -1)                                             \
+    X(strcat, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                                \
+    X(strncat, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), -1, -1)                  \
+    X(__strcpy_chk, PPW_ARG(0), PPW_ARG(1), -1, -1)                                       \
+    X(sprintf, PPW_ARG(0), PPW_ARG(1), -1, 2)                                             \
+    X(snprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, 3)                               \
+    X(vsprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                              \
+    X(vsnprintf, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                \
+    X(__sprintf_chk, PPW_ARG(0), PPW_ARG(3), -1, 4)                                       \
+    X(__snprintf_chk, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, 5)                         \
+    /* stdio and POSIX reads */                                                           \
+    X(fread, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                    \
+    X(fread_unlocked, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)           \
+    X(__fread_chk, PPW_ARG(0), PPW_ARG(2) | PPW_ARG(3) | PPW_ARG(4), -1, -1)              \
+    X(fgets, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                                 \
+    X(__fgets_chk, PPW_ARG(0), PPW_ARG(2) | PPW_ARG(3), -1, -1)                           \
+    X(getline, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(2), -1, -1)                               \
+    X(getdelim, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                 \
+    X(scanf, 0, PPW_ARG(0), 1, -1)                                                        \
+    X(fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                          \
+    X(sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                          \
+    X(__isoc99_scanf, 0, PPW_ARG(0), 1, -1)                                               \
+    X(__isoc99_fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                 \
+    X(__isoc99_sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                 \
+    X(__isoc23_scanf, 0, PPW_ARG(0), 1, -1)                                               \
+    X(__isoc23_fscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                 \
+    X(__isoc23_sscanf, 0, PPW_ARG(0) | PPW_ARG(1), 2, -1)                                 \
+    X(read, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                  \
+    X(pread, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                    \
+    X(recv, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                                  \
+    /* threads */                                                                         \
+    X(pthread_create, PPW_ARG(0), 0, -1, -1)                                              \
+    X(pthread_join, PPW_ARG(1), PPW_ARG(0), -1, -1)                                       \
+    /* MPI: receive buffers, collective outputs, requests and statuses */                 \
+    X(MPI_Recv, PPW_ARG(0) | PPW_ARG(6), PPW_ARG(1) | PPW_ARG(3), -1, -1)                 \
+    X(MPI_Irecv, PPW_ARG(0) | PPW_ARG(6), PPW_ARG(1) | PPW_ARG(3), -1, -1)                \
+    X(MPI_Sendrecv, PPW_ARG(5) | PPW_ARG(11), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(8), -1, -1) \
+    X(MPI_Sendrecv_replace, PPW_ARG(0) | PPW_ARG(8), PPW_ARG(0) | PPW_ARG(1), -1, -1)     \
+    X(MPI_Bcast, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                             \
+    X(MPI_Ibcast, PPW_ARG(0) | PPW_ARG(5), PPW_ARG(0) | PPW_ARG(1), -1, -1)               \
+    X(MPI_Reduce, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                            \
+    X(MPI_Allreduce, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                         \
+    X(MPI_Ireduce, PPW_ARG(1) | PPW_ARG(7), PPW_ARG(0) | PPW_ARG(2), -1, -1)              \
+    X(MPI_Iallreduce, PPW_ARG(1) | PPW_ARG(6), PPW_ARG(0) | PPW_ARG(2), -1, -1)           \
+    X(MPI_Scan, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                              \
+    X(MPI_Exscan, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                            \
+    X(MPI_Reduce_scatter, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)                    \
+    X(MPI_Reduce_scatter_block, PPW_ARG(1), PPW_ARG(0) | PPW_ARG(2), -1, -1)              \
+    X(MPI_Gather, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                            \
+    X(MPI_Gatherv, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                           \
+    X(MPI_Allgather, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                         \
+    X(MPI_Allgatherv, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                        \
+    X(MPI_Scatter, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                           \
+    X(MPI_Scatterv, PPW_ARG(4), PPW_ARG(0) | PPW_ARG(1), -1, -1)                          \
+    X(MPI_Alltoall, PPW_ARG(3), PPW_ARG(0) | PPW_ARG(1), -1, -1)                          \
+    X(MPI_Alltoallv, PPW_ARG(4), PPW_ARG(0) | PPW_ARG(1), -1, -1)                         \
+    /* one-sided: a get writes its origin buffer from the target window, a */             \
+    /* put or accumulate the target window (the handle's memory) from its origin */       \
+    X(MPI_Get, PPW_ARG(0), PPW_ARG(3) | PPW_ARG(7), -1, -1)                               \
+    X(MPI_Rget, PPW_ARG(0) | PPW_ARG(8), PPW_ARG(3) | PPW_ARG(7), -1, -1)                 \
+    X(MPI_Put, PPW_ARG(7), PPW_ARG(0) | PPW_ARG(1), -1, -1)                               \
+    X(MPI_Rput, PPW_ARG(7) | PPW_ARG(8), PPW_ARG(0) | PPW_ARG(1), -1, -1)                 \
+    X(MPI_Accumulate, PPW_ARG(8), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(8), -1, -1)           \
+    X(MPI_Raccumulate, PPW_ARG(8) | PPW_ARG(9), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(8), -1, -1) \
+    X(MPI_Get_accumulate, PPW_ARG(3) | PPW_ARG(11), PPW_ARG(0) | PPW_ARG(6) | PPW_ARG(11), -1, -1) \
+    X(MPI_Rget_accumulate, PPW_ARG(3) | PPW_ARG(11) | PPW_ARG(12),                        \
+      PPW_ARG(0) | PPW_ARG(6) | PPW_ARG(11), -1, -1)                                      \
+    X(MPI_Fetch_and_op, PPW_ARG(1) | PPW_ARG(6), PPW_ARG(0) | PPW_ARG(3) | PPW_ARG(6), -1, -1) \
+    X(MPI_Compare_and_swap, PPW_ARG(2) | PPW_ARG(6),                                      \
+      PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(4) | PPW_ARG(6), -1, -1)                          \
+    /* synchronization completes the transfers into the window (its memory) */            \
+    X(MPI_Win_fence, PPW_ARG(1), 0, -1, -1)                                               \
+    X(MPI_Win_lock, PPW_ARG(3), 0, -1, -1)                                                \
+    X(MPI_Win_lock_all, PPW_ARG(1), 0, -1, -1)                                            \
+    X(MPI_Win_unlock, PPW_ARG(1), 0, -1, -1)                                              \
+    X(MPI_Win_unlock_all, PPW_ARG(0), 0, -1, -1)                                          \
+    X(MPI_Win_flush, PPW_ARG(1), 0, -1, -1)                                               \
+    X(MPI_Win_flush_local, PPW_ARG(1), 0, -1, -1)                                         \
+    X(MPI_Win_flush_all, PPW_ARG(0), 0, -1, -1)                                           \
+    X(MPI_Win_flush_local_all, PPW_ARG(0), 0, -1, -1)                                     \
+    X(MPI_Win_post, PPW_ARG(2), 0, -1, -1)                                                \
+    X(MPI_Win_start, PPW_ARG(2), 0, -1, -1)                                               \
+    X(MPI_Win_complete, PPW_ARG(0), 0, -1, -1)                                            \
+    X(MPI_Win_wait, PPW_ARG(0), 0, -1, -1)                                                \
+    X(MPI_Win_create, PPW_ARG(5), PPW_ARG(0) | PPW_ARG(1), -1, -1)                        \
+    X(MPI_Win_allocate, PPW_ARG(4) | PPW_ARG(5), PPW_ARG(0), -1, -1)                      \
+    X(MPI_Win_allocate_shared, PPW_ARG(4) | PPW_ARG(5), PPW_ARG(0), -1, -1)               \
+    X(MPI_Wait, PPW_ARG(0) | PPW_ARG(1), PPW_ARG(0), -1, -1)                              \
+    X(MPI_Waitall, PPW_ARG(1) | PPW_ARG(2), PPW_ARG(1), -1, -1)                           \
+    X(MPI_Waitany, PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), PPW_ARG(1), -1, -1)              \
+    X(MPI_Test, PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), PPW_ARG(0), -1, -1)                 \
+    X(MPI_Comm_rank, PPW_ARG(1), PPW_ARG(0), -1, -1)                                      \
     X(MPI_Comm_size, PPW_ARG(1), PPW_ARG(0), -1, -1)
 
 struct ppw_libcall {

@@ -20,14 +20,15 @@ unset PPW_BASELINE PPW_CALIBRATE_MPI
 expect_status 0 "$PPW_BLAME" calibrate -o b1 --no-mpi --format json
 check keys 'keys_unsorted == ["file", "format", "host", "measured_at", "barrier2_ns",
     "barrier_all_ns", "barrier_all_threads", "lock_ns", "lock_handoff_ns", "cond_roundtrip_ns",
-    "mpi_latency_ns", "mpi_ns_per_byte", "mpi_skipped"]'
-check values '.file == "b1" and .format == "1.0" and (.host | length) > 0 and .measured_at > 0
+    "mpi_latency_ns", "mpi_ns_per_byte", "mpi_fence_ns", "mpi_rma_ns", "mpi_skipped"]'
+check values '.file == "b1" and .format == "1.1" and (.host | length) > 0 and .measured_at > 0
     and .barrier2_ns > 0 and .barrier_all_ns > 0 and .barrier_all_threads >= 2
     and .lock_ns > 0 and .lock_handoff_ns > 0 and .cond_roundtrip_ns > 0
-    and .mpi_latency_ns == null and .mpi_ns_per_byte == null and .mpi_skipped == "--no-mpi"'
+    and .mpi_latency_ns == null and .mpi_ns_per_byte == null and .mpi_fence_ns == null
+    and .mpi_rma_ns == null and .mpi_skipped == "--no-mpi"'
 "$READER" --read b1 >read.txt 2>&1 || fail "the baseline does not read back: $(cat read.txt)"
 grep -q '^mpi no$' read.txt || fail "no MPI keys expected: $(cat read.txt)"
-[ "$(head -1 b1)" = "ppw-baseline 1.0" ] || fail "first line: $(head -1 b1)"
+[ "$(head -1 b1)" = "ppw-baseline 1.1" ] || fail "first line: $(head -1 b1)"
 ls b1.tmp.* >/dev/null 2>&1 && fail "a temporary file was left behind"
 ok no_mpi
 
@@ -36,7 +37,10 @@ helper=$(dirname "$PPW_BLAME")/../lib/ppw/ppw-calibrate-mpi
 expect_status 0 "$PPW_BLAME" calibrate -o sub/dir/b2 --format json
 "$READER" --read sub/dir/b2 >read.txt 2>&1 || fail "b2 does not read back: $(cat read.txt)"
 if [ -x "$helper" ] && command -v mpirun >/dev/null 2>&1; then
-    check mpi '.mpi_latency_ns > 0 and .mpi_ns_per_byte >= 0 and .mpi_skipped == null'
+    # the one-sided costs are measured with the rest (null only when the
+    # helper's MPI cannot make a window)
+    check mpi '.mpi_latency_ns > 0 and .mpi_ns_per_byte >= 0 and .mpi_skipped == null
+        and .mpi_fence_ns > 0 and .mpi_rma_ns > 0'
     grep -q '^mpi yes$' read.txt || fail "MPI keys expected: $(cat read.txt)"
 else
     check no_mpi '.mpi_latency_ns == null and (.mpi_skipped | length) > 0'

@@ -23,6 +23,7 @@
 #include "symbols.h"
 #include "view.h"
 #include "ppw/gasp_events.h"
+#include "ppw/static_format.h"
 
 void analyze_default_thresholds(struct analyze_thresholds *t)
 {
@@ -84,6 +85,22 @@ static const struct {
     [PATTERN_COMMUNICATION] = {"communication-bound", "more than 5% of the time communicating",
                                "use shared memory (threads) within a node, or a decomposition "
                                "that communicates less (Coven)"},
+    [PATTERN_SMALL_ONE_SIDED] = {"small-one-sided", "many small puts or gets",
+                                 "aggregate them: one put or get of the contiguous block, or of "
+                                 "a derived datatype (MPI_Type_vector) for strided data"},
+    [PATTERN_ONE_SIDED_SYNC] = {"one-sided-sync-wait",
+                                "wait in one-sided synchronization (fence, flush, epoch)",
+                                "balance the work between synchronizations across ranks, or "
+                                "synchronize only the ranks that communicate (post/start/"
+                                "complete/wait, or passive target with flushes)"},
+    [PATTERN_WINDOW_LOCK] = {"window-lock-contention", "contention for a window lock",
+                             "hold the lock for less time (compute outside the epoch), take a "
+                             "shared lock where the accesses allow (accumulates are atomic "
+                             "under it), or spread the data over several ranks' windows"},
+    [PATTERN_GET_LATENCY] = {"get-latency",
+                             "a get completed at once: its latency on the critical path",
+                             "issue the get earlier (the next step's data) and complete it "
+                             "after independent work, or use MPI_Rget and wait on it later"},
 };
 
 const char *analyze_pattern_name(enum analyze_pattern p)
@@ -256,10 +273,17 @@ static double region_bytes(const struct ppw_run_thread *t, uint32_t id)
     return bytes;
 }
 
+static bool is_one_sided_transfer(uint32_t op)
+{
+    return op == PPW_OP_PUT || op == PPW_OP_GET || op == PPW_OP_PUT_NB || op == PPW_OP_GET_NB ||
+           op == PPW_OP_ATOMIC;
+}
+
 static bool is_comm_op(uint32_t op)
 {
     return op == PPW_OP_SEND || op == PPW_OP_RECV || op == PPW_OP_SEND_NB || op == PPW_OP_RECV_NB ||
-           op == PPW_OP_COMM_SYNC || op == PPW_OP_GROUP_COMM || (op == PPW_OP_GROUP_SYNC);
+           op == PPW_OP_COMM_SYNC || op == PPW_OP_GROUP_COMM || (op == PPW_OP_GROUP_SYNC) ||
+           is_one_sided_transfer(op) || op == PPW_OP_ONE_SIDED_SYNC;
 }
 
 bool is_mpi_tag(uint32_t tag)
@@ -274,7 +298,9 @@ static enum analyze_pattern wait_pattern(const struct ppw_run_region *g)
     switch (g->op) {
     case PPW_OP_GROUP_SYNC: return PATTERN_BARRIER_WAIT;
     case PPW_OP_LOCK_ACQUIRE:
-    case PPW_OP_LOCK_RELEASE: return PATTERN_LOCK_CONTENTION;
+    case PPW_OP_LOCK_RELEASE: /* an MPI lock is a window's */
+        return is_mpi_tag(g->tag) ? PATTERN_WINDOW_LOCK : PATTERN_LOCK_CONTENTION;
+    case PPW_OP_ONE_SIDED_SYNC: return PATTERN_ONE_SIDED_SYNC;
     case PPW_OP_WAIT_ON_VALUE: return PATTERN_CONDITION_WAIT;
     case PPW_OP_RECV:
     case PPW_OP_COMM_SYNC: return PATTERN_LATE_SENDER;
@@ -295,7 +321,17 @@ static double baseline_ns(const struct ppw_baseline *b, const struct ppw_run_reg
             return b->mpi_latency_ns * 2 * ceil(log2(parties > 1 ? parties : 2));
         return parties > 2 ? b->barrier_all_ns : b->barrier2_ns;
     case PPW_OP_LOCK_ACQUIRE:
-    case PPW_OP_LOCK_RELEASE: return b->lock_ns;
+    case PPW_OP_LOCK_RELEASE: /* a window's lock: a round trip to its rank */
+        if (!mpi)
+            return b->lock_ns;
+        return b->mpi_rma_ns > 0 ? b->mpi_rma_ns : 2 * b->mpi_latency_ns;
+    case PPW_OP_ONE_SIDED_SYNC:
+        /* A fence synchronizes the window's group: measured on 2 ranks,
+         * a tree's depth more for more; else a barrier's messages. */
+        if (g->tag == GASP_MPI_WIN_FENCE)
+            return (b->mpi_fence_ns > 0 ? b->mpi_fence_ns : 2 * b->mpi_latency_ns) *
+                   ceil(log2(parties > 1 ? parties : 2));
+        return b->mpi_rma_ns > 0 ? b->mpi_rma_ns : 2 * b->mpi_latency_ns;
     case PPW_OP_WAIT_ON_VALUE: return b->cond_roundtrip_ns / 2;
     case PPW_OP_GROUP_COMM: return b->mpi_latency_ns * 2 * ceil(log2(parties > 1 ? parties : 2));
     default: return b->mpi_latency_ns;
@@ -484,22 +520,197 @@ static void where_region(struct analyze_finding *f, const struct ppw_run_region 
     f->col = g->col;
 }
 
-/* The variable a library call at g's location passes as its first
- * argument (the lock, the barrier, the buffer), from the caller's static
+/* The variable a library call at g's location binds to its parameter
+ * `formal` (-1: any) in binding `mode` (0: any), from the caller's static
  * graph; "" when unknown. */
-static void call_variable(const struct ppw_static_graph *graph, const struct ppw_run_region *g,
-                          char *out, size_t size)
+static void bound_variable(const struct ppw_static_graph *graph, const struct ppw_run_region *g,
+                           int32_t formal, uint32_t mode, char *out, size_t size)
 {
     out[0] = 0;
     const struct ppw_static_func *fn;
     const struct ppw_static_call *call = call_at(graph, g, &fn);
     for (size_t k = 0; call && k < call->binding_count; k++) {
         const struct ppw_static_binding *bd = &call->bindings[k];
-        if (bd->formal == 0 && bd->var >= 0 && (size_t)bd->var < fn->var_count) {
+        if ((formal < 0 || bd->formal == formal) && (!mode || bd->mode == mode) && bd->var >= 0 &&
+            (size_t)bd->var < fn->var_count) {
             setf(out, size, "%s", fn->vars[bd->var].name);
             return;
         }
     }
+}
+
+/* What a library call passes as its first argument (the lock, the
+ * barrier, the buffer). */
+static void call_variable(const struct ppw_static_graph *graph, const struct ppw_run_region *g,
+                          char *out, size_t size)
+{
+    bound_variable(graph, g, 0, 0, out, size);
+}
+
+/* What a one-sided call writes (docs/libcalls.md): the window's memory for
+ * a put, a fence or a lock, the origin buffer for a get. */
+static void written_variable(const struct ppw_static_graph *graph, const struct ppw_run_region *g,
+                             char *out, size_t size)
+{
+    bound_variable(graph, g, -1, PPW_BIND_WRITTEN, out, size);
+}
+
+/* ---- 0. a get's latency on the critical path (traces) ---- */
+
+/* Whether the trace event completes one-sided transfers: a flush, a
+ * fence, an epoch's end, an unlock. */
+static bool completes_transfers(const struct ppw_run_region *g)
+{
+    return is_mpi_tag(g->tag) && (g->op == PPW_OP_ONE_SIDED_SYNC || g->op == PPW_OP_LOCK_RELEASE);
+}
+
+static int note_get_wait(struct engine *e, uint32_t unit, uint32_t thread, uint32_t region,
+                         double ns)
+{
+    for (size_t i = 0; i < e->nget_waits; i++) {
+        struct get_wait *w = &e->get_waits[i];
+        if (w->unit == unit && w->thread == thread && w->region == region) {
+            w->ns += ns;
+            return 0;
+        }
+    }
+    struct get_wait *grown = realloc(e->get_waits, (e->nget_waits + 1) * sizeof *grown);
+    if (!grown)
+        return PPW_ENOMEM;
+    e->get_waits = grown;
+    e->get_waits[e->nget_waits++] = (struct get_wait){unit, thread, region, ns};
+    return 0;
+}
+
+/* The completion time find_get_latency gave to gets, of region on a thread. */
+static double get_wait_of(const struct engine *e, uint32_t unit, uint32_t thread, uint32_t region)
+{
+    for (size_t i = 0; i < e->nget_waits; i++) {
+        const struct get_wait *w = &e->get_waits[i];
+        if (w->unit == unit && w->thread == thread && w->region == region)
+            return w->ns;
+    }
+    return 0;
+}
+
+/* A get is completed at once when the next event of its thread starts a
+ * completion (MPI_Win_flush, an unlock, a fence) sooner after the get's
+ * END than that completion then waits: the work between them was too
+ * short to hide the transfer, and the whole completion is the get's
+ * latency, paid on the critical path (PPW's one-sided delay of a blocking
+ * transfer).  Needs the trace; the completions' time goes to the get's
+ * site and leaves the sync waits. */
+/* One get site's completions waited at once, summed over the ranks. */
+struct get_site {
+    const struct ppw_run_region *get; /* of the first rank that has it */
+    double lost_ns, top_ns;           /* all; the rank that lost most */
+    uint64_t calls, at_once;
+    uint32_t top_rank;
+};
+
+static int find_get_latency(struct engine *e, struct ppw_err *err)
+{
+    struct get_site *sites = NULL;
+    size_t nsites = 0;
+    int rc = 0;
+    for (size_t u = 0; u < e->in->nunits && !rc; u++) {
+        const struct ppw_run *run = e->in->units[u].run;
+        for (size_t r = 0; r < run->region_count && !rc; r++) {
+            const struct ppw_run_region *get = &run->regions[r];
+            if (!is_mpi_tag(get->tag) || get->op != PPW_OP_GET)
+                continue;
+            double lost = 0;
+            uint64_t calls = 0, at_once = 0;
+            for (size_t t = 0; t < run->thread_count && !rc; t++) {
+                const struct ppw_run_thread *th = &run->threads[t];
+                /* The trace holds the calls before throttling; the profile
+                 * counts them all: the traced share stands for the rest. */
+                double all_ns;
+                uint64_t all_calls, traced = 0;
+                region_on_thread(th, get->id, &all_ns, &all_calls);
+                for (size_t i = 0; i + 1 < th->trace_count; i++)
+                    traced += th->traces[i].region == get && th->traces[i].evttype == GASP_END;
+                double scale = traced ? (double)all_calls / (double)traced : 1;
+                if (scale < 1)
+                    scale = 1;
+                for (size_t i = 0; i + 2 < th->trace_count && !rc; i++) {
+                    const struct ppw_run_trace *end = &th->traces[i], *next = &th->traces[i + 1];
+                    if (end->region != get || end->evttype != GASP_END)
+                        continue;
+                    calls++;
+                    if (next->evttype != GASP_START || !completes_transfers(next->region))
+                        continue;
+                    /* its END: the next event of that region on the thread */
+                    for (size_t j = i + 2; j < th->trace_count; j++) {
+                        const struct ppw_run_trace *done = &th->traces[j];
+                        if (done->region != next->region || done->evttype != GASP_END)
+                            continue;
+                        double ns = (double)(done->time_ns - next->time_ns);
+                        if ((double)(next->time_ns - end->time_ns) >= ns)
+                            break; /* enough work in between to hide it */
+                        /* the get's own call too: issue and completion, one transfer */
+                        const struct ppw_run_trace *start = i > 0 ? &th->traces[i - 1] : NULL;
+                        double issue = start && start->region == get && start->evttype == GASP_START
+                                           ? (double)(end->time_ns - start->time_ns)
+                                           : 0;
+                        lost += (ns + issue) * scale;
+                        at_once++;
+                        rc = note_get_wait(e, (uint32_t)u, th->index, next->region->id, ns * scale);
+                        break;
+                    }
+                }
+            }
+            if (rc || !at_once)
+                continue;
+            /* The same site on every rank: one finding (the program's line). */
+            struct get_site *site = NULL;
+            for (size_t k = 0; k < nsites && !site; k++)
+                if (sites[k].get->line == get->line && sites[k].get->col == get->col &&
+                    strcmp(sites[k].get->file ? sites[k].get->file : "",
+                           get->file ? get->file : "") == 0)
+                    site = &sites[k];
+            if (!site) {
+                struct get_site *grown = realloc(sites, (nsites + 1) * sizeof *grown);
+                if (!grown) {
+                    rc = PPW_ENOMEM;
+                    break;
+                }
+                sites = grown;
+                site = &sites[nsites++];
+                *site = (struct get_site){.get = get};
+            }
+            site->lost_ns += lost;
+            site->calls += calls;
+            site->at_once += at_once;
+            if (lost > site->top_ns) {
+                site->top_ns = lost;
+                site->top_rank = e->in->units[u].rank;
+            }
+        }
+    }
+    for (size_t k = 0; k < nsites && !rc; k++) {
+        const struct get_site *site = &sites[k];
+        struct analyze_finding *f = new_finding(e, PATTERN_GET_LATENCY, site->lost_ns, err);
+        if (!f) {
+            rc = PPW_ENOMEM;
+            break;
+        }
+        e->explained_ns[PATTERN_GET_LATENCY] += site->lost_ns;
+        if (f->lost_pct >= e->t->min_loss_pct)
+            e->explained_comm_ns += site->lost_ns;
+        where_region(f, site->get, e->in->view.graph, e->in->view.names);
+        written_variable(e->in->view.graph, site->get, f->variable, sizeof f->variable);
+        setf(f->evidence, sizeof f->evidence,
+             "%" PRIu64 " of %" PRIu64 " traced gets completed at once (the next call waits "
+             "for them longer than the work before it took); with the calls after throttling, "
+             "%.3f s in those gets and their completions; most on %s %" PRIu32 " (%.3f s)",
+             site->at_once, site->calls, ns_to_s(site->lost_ns), e->in->job ? "rank" : "process",
+             site->top_rank, ns_to_s(site->top_ns));
+    }
+    free(sites);
+    if (rc == PPW_ENOMEM)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    return rc;
 }
 
 /* ---- 1. waits at synchronization and communication (baseline filter) ---- */
@@ -574,6 +785,8 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
             if (p == PATTERN_LOCK_CONTENTION || p == PATTERN_CONDITION_WAIT ||
                 p == PATTERN_BARRIER_WAIT)
                 call_variable(graph, g, variable, sizeof variable);
+            else if (p == PATTERN_WINDOW_LOCK || p == PATTERN_ONE_SIDED_SYNC)
+                written_variable(graph, g, variable, sizeof variable);
             double base = baseline_ns(e->b, g, parties_of(unit, g, e->in->job, e->in->nunits));
             double unit_wait = 0;
             struct site *s = NULL;
@@ -585,6 +798,9 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                     continue;
                 if (!s && !(s = site_for(e, p, g, variable)))
                     return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+                /* A get's completion is that get's latency (find_get_latency). */
+                if (p == PATTERN_ONE_SIDED_SYNC || p == PATTERN_WINDOW_LOCK)
+                    ns -= get_wait_of(e, (uint32_t)u, run->threads[t].index, g->id);
                 /* Data takes its transfer time at the baseline's bandwidth:
                  * only time beyond it is waiting. */
                 double expected = (double)calls * base;
@@ -680,8 +896,10 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
         const struct ppw_run *run = e->in->units[u].run;
         for (size_t r = 0; r < run->region_count; r++) {
             const struct ppw_run_region *g = &run->regions[r];
-            if (!is_mpi_tag(g->tag) || (g->op != PPW_OP_SEND && g->op != PPW_OP_RECV &&
-                                        g->op != PPW_OP_SEND_NB && g->op != PPW_OP_RECV_NB))
+            bool one_sided = g->op != PPW_OP_ATOMIC && is_one_sided_transfer(g->op);
+            if (!is_mpi_tag(g->tag) ||
+                (!one_sided && g->op != PPW_OP_SEND && g->op != PPW_OP_RECV &&
+                 g->op != PPW_OP_SEND_NB && g->op != PPW_OP_RECV_NB))
                 continue;
             double ns = 0;
             uint64_t calls = 0;
@@ -702,13 +920,16 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
             /* Aggregated into one message, the calls would cost about one
              * latency plus the bytes: nearly all of their time is lost. */
             double lost = ns - latency > 0 ? ns - latency : 0;
-            struct analyze_finding *f = new_finding(e, PATTERN_SMALL_TRANSFERS, lost, err);
+            enum analyze_pattern p = one_sided ? PATTERN_SMALL_ONE_SIDED : PATTERN_SMALL_TRANSFERS;
+            struct analyze_finding *f = new_finding(e, p, lost, err);
             if (!f)
                 return PPW_ENOMEM;
             if (f->lost_pct >= e->t->min_loss_pct)
                 e->explained_comm_ns += raw_ns;
-            e->explained_ns[PATTERN_SMALL_TRANSFERS] += lost;
+            e->explained_ns[p] += lost;
             where_region(f, g, e->in->view.graph, e->in->view.names);
+            if (one_sided)
+                written_variable(e->in->view.graph, g, f->variable, sizeof f->variable);
             setf(f->evidence, sizeof f->evidence,
                  "rank %" PRIu32 ": %" PRIu64 " calls, %.3f s in all, %.2f us each (the "
                  "latency baseline is %.2f us)",
@@ -1054,6 +1275,8 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
         }
     }
     if (!rc)
+        rc = find_get_latency(&e, err);
+    if (rc == 0)
         rc = collect_waits(&e, err);
     if (!rc)
         rc = settle_site_waits(&e, err);
@@ -1089,6 +1312,7 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
     for (size_t i = 0; i < e.nsites; i++)
         free(e.sites[i].waits);
     free(e.sites);
+    free(e.get_waits);
     free(e.waiting);
     key_sums_free(&e.thread_samples);
     key_sums_free(&e.thread_waited);

@@ -57,6 +57,10 @@ enum analyze_pattern {
     PATTERN_LOW_UTILISATION,  /* Coven: CPU utilisation <= 50% */
     PATTERN_BUSY_DIFFERENCE,  /* Coven: busy fractions differ by > 35% */
     PATTERN_COMMUNICATION,    /* Coven: > 5% of the time communicating */
+    PATTERN_SMALL_ONE_SIDED,  /* many small puts or gets (frequency analysis) */
+    PATTERN_ONE_SIDED_SYNC,   /* waits in fences, flushes, epochs */
+    PATTERN_WINDOW_LOCK,      /* contention for an MPI window lock */
+    PATTERN_GET_LATENCY,      /* a get completed at once: its latency on the critical path */
     PATTERN_COUNT
 };
 

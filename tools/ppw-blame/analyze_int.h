@@ -108,6 +108,16 @@ struct engine {
     struct key_sums machine_by_group, machine_by_region;
     double thread_ns; /* the thread- or rank-seconds of the run at the machine's pace (what
                          percentages refer to) */
+    /* find_get_latency: the completions that waited for a get issued just
+     * before, by (unit, thread, completing region), which the one-sided
+     * sync and window lock waits leave out */
+    struct get_wait *get_waits;
+    size_t nget_waits;
+};
+
+struct get_wait {
+    uint32_t unit, thread, region;
+    double ns;
 };
 
 /* A group compared for imbalance: a thread, or a rank. */

@@ -65,7 +65,8 @@ static bool waiting_op(uint32_t op)
     case PPW_OP_RECV:
     case PPW_OP_COMM_SYNC:
     case PPW_OP_LOCK_ACQUIRE:
-    case PPW_OP_WAIT_ON_VALUE: return true;
+    case PPW_OP_WAIT_ON_VALUE:
+    case PPW_OP_ONE_SIDED_SYNC: return true;
     default: return false;
     }
 }

@@ -90,6 +90,10 @@ static void print_text(const struct ppw_baseline *b, const char *path, const cha
         printf("  MPI latency, 8 bytes        %12.3f us\n", b->mpi_latency_ns / 1000);
         printf("  MPI per byte                %12.6f ns (%.0f MB/s)\n", b->mpi_ns_per_byte,
                b->mpi_ns_per_byte > 0 ? 1000 / b->mpi_ns_per_byte : 0);
+        if (b->mpi_fence_ns > 0)
+            printf("  MPI_Win_fence, 2 ranks      %12.3f us\n", b->mpi_fence_ns / 1000);
+        if (b->mpi_rma_ns > 0)
+            printf("  MPI_Get + MPI_Win_flush     %12.3f us\n", b->mpi_rma_ns / 1000);
     } else {
         printf("  MPI: not measured: ");
         cli_text(stdout, mpi_skipped);
@@ -119,9 +123,19 @@ static void print_json(const struct ppw_baseline *b, const char *path, const cha
     if (b->has_mpi) {
         json_key("mpi_latency_ns", b->mpi_latency_ns);
         json_key("mpi_ns_per_byte", b->mpi_ns_per_byte);
+        if (b->mpi_fence_ns > 0)
+            json_key("mpi_fence_ns", b->mpi_fence_ns);
+        else
+            fputs(",\"mpi_fence_ns\":null", stdout);
+        if (b->mpi_rma_ns > 0)
+            json_key("mpi_rma_ns", b->mpi_rma_ns);
+        else
+            fputs(",\"mpi_rma_ns\":null", stdout);
         fputs(",\"mpi_skipped\":null}\n", stdout);
     } else {
-        fputs(",\"mpi_latency_ns\":null,\"mpi_ns_per_byte\":null,\"mpi_skipped\":", stdout);
+        fputs(",\"mpi_latency_ns\":null,\"mpi_ns_per_byte\":null,\"mpi_fence_ns\":null,"
+              "\"mpi_rma_ns\":null,\"mpi_skipped\":",
+              stdout);
         json_string(stdout, mpi_skipped);
         fputs("}\n", stdout);
     }
@@ -162,9 +176,17 @@ int cmd_calibrate(int argc, char **argv)
     ppw_err_clear(&mpi_err);
     if (no_mpi)
         ppw_err_set(&mpi_err, PPW_EUSAGE, "--no-mpi");
-    else
-        b.has_mpi = microbench_mpi(mpi_helper(helper_buf, sizeof helper_buf), MPI_TIMEOUT_S,
-                                   &b.mpi_latency_ns, &b.mpi_ns_per_byte, &mpi_err) == 0;
+    else {
+        struct microbench_mpi_costs mpi;
+        b.has_mpi = microbench_mpi(mpi_helper(helper_buf, sizeof helper_buf), MPI_TIMEOUT_S, &mpi,
+                                   &mpi_err) == 0;
+        if (b.has_mpi) {
+            b.mpi_latency_ns = mpi.latency_ns;
+            b.mpi_ns_per_byte = mpi.ns_per_byte;
+            b.mpi_fence_ns = mpi.fence_ns;
+            b.mpi_rma_ns = mpi.rma_ns;
+        }
+    }
     if (gethostname(b.host, sizeof b.host - 1) != 0 || !b.host[0])
         strcpy(b.host, "unknown");
     b.measured_at = (int64_t)time(NULL);

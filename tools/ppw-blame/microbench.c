@@ -443,22 +443,28 @@ static void stop(pid_t pid)
     kill(pid, SIGKILL);
 }
 
-/* Parses the helper's "key value" lines. */
-static int parse_mpi(char *text, double *latency_ns, double *ns_per_byte, struct ppw_err *err)
+/* Parses the helper's "key value" lines; the one-sided costs are 0 when
+ * the helper could not measure them. */
+static int parse_mpi(char *text, struct microbench_mpi_costs *c, struct ppw_err *err)
 {
     bool got_latency = false, got_bytes = false;
+    *c = (struct microbench_mpi_costs){0};
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-        got_latency |= sscanf(line, "latency_ns %lf", latency_ns) == 1;
-        got_bytes |= sscanf(line, "ns_per_byte %lf", ns_per_byte) == 1;
+        got_latency |= sscanf(line, "latency_ns %lf", &c->latency_ns) == 1;
+        got_bytes |= sscanf(line, "ns_per_byte %lf", &c->ns_per_byte) == 1;
+        if (sscanf(line, "fence_ns %lf", &c->fence_ns) == 1 && !(c->fence_ns > 0))
+            c->fence_ns = 0;
+        if (sscanf(line, "rma_ns %lf", &c->rma_ns) == 1 && !(c->rma_ns > 0))
+            c->rma_ns = 0;
     }
-    if (!got_latency || !got_bytes || !(*latency_ns > 0) || !(*ns_per_byte >= 0))
+    if (!got_latency || !got_bytes || !(c->latency_ns > 0) || !(c->ns_per_byte >= 0))
         return ppw_err_set(err, PPW_EIO, "the MPI helper printed no costs");
     return 0;
 }
 
 /* One mpirun of the helper, to end by deadline_ns. */
 static int mpi_trial(const char *helper, uint64_t deadline_ns, unsigned timeout_s,
-                     double *latency_ns, double *ns_per_byte, struct ppw_err *err)
+                     struct microbench_mpi_costs *c, struct ppw_err *err)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -487,30 +493,45 @@ static int mpi_trial(const char *helper, uint64_t deadline_ns, unsigned timeout_
         return ppw_err_set(err, PPW_EIO, "mpirun failed (status %d)%s%.200s",
                            WIFEXITED(status) ? WEXITSTATUS(status) : -1, why[0] ? ": " : "", why);
     }
-    return parse_mpi(out, latency_ns, ns_per_byte, err);
+    return parse_mpi(out, c, err);
 }
 
 /* A few runs, as for the threads: the ranks' placement changes the costs. */
 enum { MPI_TRIALS = 3 };
 
-int microbench_mpi(const char *helper, unsigned timeout_s, double *latency_ns, double *ns_per_byte,
+/* The fastest of the measured (non-zero) values, or 0. */
+static double fastest_measured(const double *v, int n)
+{
+    double best = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > 0 && (best == 0 || v[i] < best))
+            best = v[i];
+    return best;
+}
+
+int microbench_mpi(const char *helper, unsigned timeout_s, struct microbench_mpi_costs *out,
                    struct ppw_err *err)
 {
     if (!helper || access(helper, X_OK) != 0)
         return ppw_err_set(err, PPW_ENOTFOUND, "no MPI helper (%s)",
                            helper ? helper : "ppw was built without mpicc");
-    double latency[MPI_TRIALS], per_byte[MPI_TRIALS];
+    double latency[MPI_TRIALS], per_byte[MPI_TRIALS], fence[MPI_TRIALS], rma[MPI_TRIALS];
     for (int i = 0; i < MPI_TRIALS; i++) {
         /* Each mpirun its own time: under a load of 10 the start-ups of
          * three took most of a shared 30 s. */
         uint64_t deadline_ns = now_ns() + timeout_s * 1000000000ull;
-        int rc = mpi_trial(helper, deadline_ns, timeout_s, &latency[i], &per_byte[i], err);
+        struct microbench_mpi_costs c;
+        int rc = mpi_trial(helper, deadline_ns, timeout_s, &c, err);
         if (rc)
             return rc;
+        latency[i] = c.latency_ns, per_byte[i] = c.ns_per_byte, fence[i] = c.fence_ns,
+        rma[i] = c.rma_ns;
     }
     /* The fastest latency; the per-byte cost of the middle run, which a
      * disturbed run's latency does not skew to 0. */
-    *latency_ns = fastest(latency, MPI_TRIALS);
-    *ns_per_byte = quantile(per_byte, MPI_TRIALS, 0.5);
+    out->latency_ns = fastest(latency, MPI_TRIALS);
+    out->ns_per_byte = quantile(per_byte, MPI_TRIALS, 0.5);
+    out->fence_ns = fastest_measured(fence, MPI_TRIALS);
+    out->rma_ns = fastest_measured(rma, MPI_TRIALS);
     return 0;
 }

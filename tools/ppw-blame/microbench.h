@@ -24,11 +24,20 @@ int microbench_lock_handoff(double *ns, struct ppw_err *err);
 /* pthread_cond_signal to a waiting thread, which signals back: one round trip. */
 int microbench_cond_roundtrip(double *ns, struct ppw_err *err);
 
-/* Runs the MPI helper (ping-pong of 8 B and 64 KiB messages between 2
- * ranks) under mpirun, a few times.  Returns 0 and the costs, or a
- * negative code with err saying why MPI was not measured (no helper, no
- * mpirun, it failed, or a run took more than timeout_s seconds). */
-int microbench_mpi(const char *helper, unsigned timeout_s, double *latency_ns, double *ns_per_byte,
+/* What MPI costs between 2 ranks when nobody waits, in ns (fence_ns and
+ * rma_ns 0 when the helper could not measure them). */
+struct microbench_mpi_costs {
+    double latency_ns, ns_per_byte; /* an 8-byte message; each further byte */
+    double fence_ns;                /* MPI_Win_fence */
+    double rma_ns;                  /* an 8-byte MPI_Get completed by MPI_Win_flush */
+};
+
+/* Runs the MPI helper (ping-pong of 8 B and 64 KiB messages, a fence and
+ * a get between 2 ranks) under mpirun, a few times.  Returns 0 and the
+ * costs, or a negative code with err saying why MPI was not measured (no
+ * helper, no mpirun, it failed, or a run took more than timeout_s
+ * seconds). */
+int microbench_mpi(const char *helper, unsigned timeout_s, struct microbench_mpi_costs *out,
                    struct ppw_err *err);
 
 #endif
