@@ -651,63 +651,25 @@ static int on_atomic(struct ppw_measure_thread *m, struct region_state *r, uint3
 
 /* ---- message volume ---------------------------------------------------------- */
 
-/* MPI operations that move data, or (window creation) make memory others
- * reach: their bytes go into the frame.  Most forward a count and a
- * datatype first (ppw/gasp_events.h); message_bytes knows the others. */
+/* MPI operations that move data (ppw/gasp_events.h), or (window creation)
+ * make memory others reach: their bytes go into the frame. */
 static bool moves_data(unsigned tag)
 {
-    switch (tag) {
-    case GASP_MPI_SEND:
-    case GASP_MPI_RECV:
-    case GASP_MPI_ISEND:
-    case GASP_MPI_IRECV:
-    case GASP_MPI_SENDRECV:
-    case GASP_MPI_BCAST:
-    case GASP_MPI_REDUCE:
-    case GASP_MPI_ALLREDUCE:
-    case GASP_MPI_GATHER:
-    case GASP_MPI_ALLGATHER:
-    case GASP_MPI_SCATTER:
-    case GASP_MPI_ALLTOALL:
-    case GASP_MPI_PUT:
-    case GASP_MPI_RPUT:
-    case GASP_MPI_GET:
-    case GASP_MPI_RGET:
-    case GASP_MPI_ACCUMULATE:
-    case GASP_MPI_RACCUMULATE:
-    case GASP_MPI_GET_ACCUMULATE:
-    case GASP_MPI_RGET_ACCUMULATE:
-    case GASP_MPI_FETCH_AND_OP:
-    case GASP_MPI_COMPARE_AND_SWAP:
-    case GASP_MPI_WIN_CREATE:
-    case GASP_MPI_WIN_ALLOCATE: return true;
-    default: return false;
-    }
+    return ppw_gasp_tag_moves_elements(tag) || tag == GASP_MPI_WIN_CREATE ||
+           tag == GASP_MPI_WIN_ALLOCATE;
 }
 
 static uint64_t message_bytes(unsigned tag, const uint64_t *args, uint32_t nargs)
 {
-    if (nargs < 2)
-        return 0;
-    switch (tag) {
-    case GASP_MPI_WIN_CREATE: /* base size disp_unit comm &win */
+    if (tag == GASP_MPI_WIN_CREATE && nargs >= 2) /* base size disp_unit comm &win */
         return (int64_t)args[1] > 0 ? args[1] : 0;
-    case GASP_MPI_WIN_ALLOCATE: /* size disp_unit comm &base &win */
+    if (tag == GASP_MPI_WIN_ALLOCATE && nargs >= 1) /* size disp_unit comm &base &win */
         return (int64_t)args[0] > 0 ? args[0] : 0;
-    default: break;
-    }
-    if (!ppw_mpi_bytes)
-        return 0;
-    /* single elements: type rank disp win */
-    if (tag == GASP_MPI_FETCH_AND_OP || tag == GASP_MPI_COMPARE_AND_SWAP)
-        return ppw_mpi_bytes(1, args[0]);
-    uint64_t bytes = ppw_mpi_bytes(args[0], args[1]);
-    /* MPI_Sendrecv: scount stype dest stag rcount rtype ...; MPI_Get_accumulate:
-     * ocount otype rcount rtype ... (the origin's data out, the result's in) */
-    if (tag == GASP_MPI_SENDRECV && nargs >= 6)
-        bytes += ppw_mpi_bytes(args[4], args[5]);
-    else if ((tag == GASP_MPI_GET_ACCUMULATE || tag == GASP_MPI_RGET_ACCUMULATE) && nargs >= 4)
-        bytes += ppw_mpi_bytes(args[2], args[3]);
+    struct ppw_gasp_moved moved;
+    int pairs = ppw_mpi_bytes ? ppw_gasp_moved_elements(tag, args, nargs, &moved) : 0;
+    uint64_t bytes = 0;
+    for (int i = 0; i < pairs; i++)
+        bytes += ppw_mpi_bytes((uint64_t)moved.count[i], moved.type[i]);
     return bytes;
 }
 

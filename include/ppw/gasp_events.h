@@ -23,6 +23,8 @@
 
 #include "ppw/gasp.h"
 
+#include <stdint.h>
+
 /* PPW's generic operation types (PPW thesis Table 4-1), plus the C ones.
  * Append only: run files store an op by its number.  One-sided sync is
  * PPW's "explicit comm sync" for one-sided transfers (fences, flushes,
@@ -257,6 +259,79 @@ enum ppw_op {
     X(GASP_MPI_WIN_ALLOCATE, "GASP_MPI_WIN_ALLOCATE", PPW_OP_GLOBAL_ALLOC)                      \
     X(GASP_MPI_WIN_FREE, "GASP_MPI_WIN_FREE", PPW_OP_GLOBAL_FREE)
 
+
+/* The data an MPI event says it moves, from its START operands (the
+ * masks above): up to two (count, datatype handle) pairs, e.g. a
+ * sendrecv's send and receive parts, an accumulate's origin and result.
+ * Returns how many pairs (0: the event moves no data, or too few
+ * operands).  A datatype's size needs MPI (runtime) or the profile's
+ * bytes (readers). */
+struct ppw_gasp_moved {
+    int64_t count[2];
+    uint64_t type[2];
+};
+
+static inline int ppw_gasp_tag_moves_elements(unsigned tag)
+{
+    switch (tag) {
+    case GASP_MPI_SEND:
+    case GASP_MPI_RECV:
+    case GASP_MPI_ISEND:
+    case GASP_MPI_IRECV:
+    case GASP_MPI_SENDRECV:
+    case GASP_MPI_BCAST:
+    case GASP_MPI_REDUCE:
+    case GASP_MPI_ALLREDUCE:
+    case GASP_MPI_GATHER:
+    case GASP_MPI_ALLGATHER:
+    case GASP_MPI_SCATTER:
+    case GASP_MPI_ALLTOALL:
+    case GASP_MPI_PUT:
+    case GASP_MPI_RPUT:
+    case GASP_MPI_GET:
+    case GASP_MPI_RGET:
+    case GASP_MPI_ACCUMULATE:
+    case GASP_MPI_RACCUMULATE:
+    case GASP_MPI_GET_ACCUMULATE:
+    case GASP_MPI_RGET_ACCUMULATE:
+    case GASP_MPI_FETCH_AND_OP:
+    case GASP_MPI_COMPARE_AND_SWAP: return 1;
+    default: return 0;
+    }
+}
+
+static inline int ppw_gasp_moved_elements(unsigned tag, const uint64_t *args, uint32_t nargs,
+                                          struct ppw_gasp_moved *out)
+{
+    if (!ppw_gasp_tag_moves_elements(tag))
+        return 0;
+    switch (tag) {
+    case GASP_MPI_FETCH_AND_OP: /* type rank disp win: one element */
+    case GASP_MPI_COMPARE_AND_SWAP:
+        if (nargs < 1)
+            return 0;
+        out->count[0] = 1, out->type[0] = args[0];
+        return 1;
+    case GASP_MPI_SENDRECV: /* scount stype dest stag rcount rtype ... */
+        if (nargs < 6)
+            return 0;
+        out->count[0] = (int64_t)args[0], out->type[0] = args[1];
+        out->count[1] = (int64_t)args[4], out->type[1] = args[5];
+        return 2;
+    case GASP_MPI_GET_ACCUMULATE: /* ocount otype rcount rtype ... */
+    case GASP_MPI_RGET_ACCUMULATE:
+        if (nargs < 4)
+            return 0;
+        out->count[0] = (int64_t)args[0], out->type[0] = args[1];
+        out->count[1] = (int64_t)args[2], out->type[1] = args[3];
+        return 2;
+    default: /* count type ... */
+        if (nargs < 2)
+            return 0;
+        out->count[0] = (int64_t)args[0], out->type[0] = args[1];
+        return 1;
+    }
+}
 
 /* Whether a tag is one of MPI's (their events tell the PMPI wrappers that
  * the pass wrapped the call, so their sites never go quiet). */

@@ -28,6 +28,12 @@
 #   html        the report is self-contained, holds every section, and in headless
 #               chromium shows the top variable and expands the tree (#selftest);
 #               a screenshot is taken (PPW_SCREENSHOT_DIR keeps it)
+#   otf2        OTF2 traces (otf2-print -Werror reads them without a word) of the
+#               4-rank MPI ring and of test/runtime/programs/mpi_rma.c: per location,
+#               as many Enter/Leave, MPI and RMA records as the ranks' dumps give
+#               START/END events of each kind; every MpiSend has its MpiRecv (same
+#               sender, receiver, tag); bad -o directories and an untraced run are
+#               one error line each
 #   errors      bad options, an unwritable -o (no file left), an untraced run
 #
 #   check_export.sh CASE BUILD_DIR
@@ -122,6 +128,17 @@ frames() {
         [ -n "$a" ] && [ "$a" = "$b" ] || fail "$view does not read back: $(diff <(echo "$a") <(echo "$b") | head -20)"
     done
     echo "export.folded: frames.c: report, the access view, code (tree, flat) and lines read back equal"
+}
+
+# expect STATUS PATTERN ARGS...: ppw-blame ARGS exits with STATUS and exactly
+# one error line, matching PATTERN
+expect() {
+    local status=$1 pattern=$2
+    shift 2
+    "$blame" "$@" >out.txt 2>err.txt
+    local got=$?
+    [ $got = "$status" ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "$pattern" err.txt ||
+        fail "ppw-blame $*: status $got (want $status), stderr: $(cat err.txt)"
 }
 
 # report_of ARGS...: report's variables, as [name, function, samples, incl, excl]
@@ -464,16 +481,124 @@ html)
     [ -z "${PPW_SCREENSHOT_DIR:-}" ] || cp r.png "$PPW_SCREENSHOT_DIR/report.png"
     echo "export.html: $(wc -c <r.html) bytes; chromium: top variable field, tree expands; screenshot $(wc -c <r.png) bytes"
     ;;
+otf2)
+    command -v otf2-print >/dev/null || skip "otf2-print not installed (otf2-tools)"
+    command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "no MPI"
+    mpirun=(mpirun --oversubscribe -np 4)
+    [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
+    # mpi_job NAME SOURCE [VAR=VALUE...]: SOURCE built with ppw-cc, run traced on 4 ranks
+    mpi_job() {
+        local name=$1 source=$2
+        shift 2
+        OMPI_CC=$build/bin/ppw-cc mpicc -O2 "$source" -o "$name" 2>cc.err ||
+            fail "cannot build $source: $(cat cc.err)"
+        mkdir "$name.job"
+        (cd "$name.job" && env PPW_MODE=profile,trace "$@" timeout 120 "${mpirun[@]}" -x PPW_MODE \
+            "../$name" >out.txt 2>err.txt) || fail "mpirun $name: $(head -3 "$name.job/err.txt")"
+    }
+    mpi_job ring "$src/test/runtime/programs/mpi_ring.c"
+    ring=(ring.job/ppw-*)
+    "$blame" export "${ring[0]}" --to otf2 -o ring.otf2 2>err.txt
+    status=$?
+    ! grep -q 'built without OTF2' err.txt || skip "ppw-blame was built without OTF2"
+    [ $status = 0 ] || fail "export the ring --to otf2: $(cat err.txt)"
+    # Open MPI's default one-sided component (osc/rdma) crashes in MPI_Compare_and_swap here
+    mpi_job rma "$src/test/runtime/programs/mpi_rma.c" OMPI_MCA_osc='^rdma'
+    rma=(rma.job/ppw-*)
+    "$blame" export "${rma[0]}" --to otf2 -o rma.otf2 || fail "export mpi_rma --to otf2"
+    for job in ring rma; do
+        dir=("$job".job/ppw-*)
+        otf2-print -Werror --silent "$job.otf2/traces.otf2" >/dev/null 2>err.txt ||
+            fail "otf2-print -Werror $job: $(head -5 err.txt)"
+        [ ! -s err.txt ] || fail "otf2-print $job says: $(head -5 err.txt)"
+        otf2-print "$job.otf2/traces.otf2" >"$job.print" 2>err.txt || fail "otf2-print $job"
+        for r in "${dir[0]}"/r*; do
+            rank=${r##*/r}
+            "$blame" dump "$r" --what trace --format json >"$job.dump.${rank%%-*}.json" ||
+                fail "dump $r"
+        done
+        "$python" - "$job" <<'EOF' || fail "OTF2 trace of $job against its dumps"
+import collections, glob, json, re, sys
+job = sys.argv[1]
+# the records START and END events of each tag become (docs/ppw-blame.md, "otf2")
+at_start = {"MPI_SEND": ["SEND", "ISEND", "SENDRECV"],
+            "MPI_COLLECTIVE_BEGIN": ["BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER",
+                                     "ALLGATHER", "SCATTER", "ALLTOALL"],
+            "RMA_PUT": ["PUT", "RPUT", "ACCUMULATE", "RACCUMULATE"],
+            "RMA_GET": ["GET", "RGET"],
+            "RMA_ATOMIC": ["GET_ACCUMULATE", "RGET_ACCUMULATE", "FETCH_AND_OP",
+                           "COMPARE_AND_SWAP"]}
+at_end = {"MPI_RECV": ["RECV", "SENDRECV"],
+          "MPI_COLLECTIVE_END": at_start["MPI_COLLECTIVE_BEGIN"],
+          "RMA_WIN_CREATE": ["WIN_CREATE", "WIN_ALLOCATE"], "RMA_WIN_DESTROY": ["WIN_FREE"]}
+want = collections.defaultdict(collections.Counter)
+sends = 0
+for path in glob.glob(job + ".dump.*.json"):
+    rank = int(path.split(".")[-2])
+    for e in json.load(open(path))["trace"]:
+        loc = (rank, e["thread"])
+        tag = (e["tag_name"] or "").replace("GASP_MPI_", "")
+        if e["event"] == "start":
+            want[loc]["ENTER"] += 1
+            for record, tags in at_start.items():
+                want[loc][record] += tag in tags
+            sends += tag in at_start["MPI_SEND"]
+        elif e["event"] == "end":
+            want[loc]["LEAVE"] += 1
+            for record, tags in at_end.items():
+                want[loc][record] += tag in tags
+got = collections.defaultdict(collections.Counter)
+messages = collections.Counter()
+for line in open(job + ".print"):
+    f = line.split()
+    if len(f) < 3 or not f[1].isdigit() or not f[2].isdigit():
+        continue
+    loc = int(f[1])
+    loc = (loc & 0xffffffff, loc >> 32)  # location id: thread << 32 | rank
+    got[loc][f[0]] += 1
+    m = re.search(r"(Receiver|Sender): (\d+) .*Tag: (\d+)", line)
+    if f[0] == "MPI_SEND" and m:
+        messages[(loc[0], int(m.group(2)), int(m.group(3)))] += 1
+    elif f[0] == "MPI_RECV" and m:
+        messages[(int(m.group(2)), loc[0], int(m.group(3)))] -= 1
+kinds = ["ENTER", "LEAVE"] + list(at_start) + list(at_end)
+for loc in sorted(set(want) | set(got)):
+    w = [want[loc][k] for k in kinds]
+    g = [got[loc][k] for k in kinds]
+    assert w == g, "rank %d thread %d: %s\n  dump %s\n  otf2 %s" % (loc + (kinds, w, g))
+assert not +messages and not -messages, "sends and receives differ: %s" % messages
+matched = sum(c["MPI_SEND"] for c in got.values())
+assert matched == sends, "%d MPI_SEND records, %d sends in the dumps" % (matched, sends)
+total = collections.Counter()
+for c in got.values():
+    total.update(c)
+print("export.otf2: %s: %d locations, %s" % (job, len(got),
+      ", ".join("%s %d" % (k, total[k]) for k in kinds if total[k])))
+if job == "rma":
+    for r in {loc[0] for loc in want}:
+        for k in ["RMA_PUT", "RMA_GET", "RMA_WIN_CREATE", "RMA_WIN_DESTROY"]:
+            assert sum(c[k] for l, c in got.items() if l[0] == r), "rank %d has no %s" % (r, k)
+else:
+    assert matched > 0, "the ring sent nothing"
+EOF
+    done
+    # bad output directories and an untraced run: one error line each, nothing left
+    expect 2 'give it with -o DIR' export "${ring[0]}" --to otf2
+    expect 2 'no --folded, --top, --thread or --rank' export "${ring[0]}" --to otf2 --rank 1 -o r1
+    expect 1 'cannot write /nonexistent/dir' export "${ring[0]}" --to otf2 -o /nonexistent/dir
+    expect 1 'already holds a trace' export "${ring[0]}" --to otf2 -o ring.otf2
+    touch plain
+    expect 1 'cannot write plain: not a directory' export "${ring[0]}" --to otf2 -o plain
+    mkdir untraced
+    (cd untraced && PPW_MODE=profile timeout 120 "${mpirun[@]}" -x PPW_MODE ../ring >out.txt \
+        2>err.txt) || fail "mpirun ring untraced"
+    untraced=(untraced/ppw-*)
+    expect 1 'PPW_MODE=profile,trace' export "${untraced[0]}" --to otf2 -o u.otf2
+    [ ! -e u.otf2 ] || fail "an untraced run left u.otf2"
+    echo "export.otf2: ok"
+    ;;
 errors)
     barrier
-    expect() { # expect STATUS PATTERN ARGS...: exactly one error line matching PATTERN
-        local status=$1 pattern=$2
-        shift 2
-        "$blame" "$@" >out.txt 2>err.txt
-        local got=$?
-        [ $got = "$status" ] && [ "$(wc -l <err.txt)" = 1 ] && grep -q "$pattern" err.txt ||
-            fail "ppw-blame $*: status $got (want $status), stderr: $(cat err.txt)"
-    }
     expect 2 'required' export run
     expect 2 "unknown format 'svg'" export run --to svg
     expect 2 'no-locations' export run --to speedscope --no-locations

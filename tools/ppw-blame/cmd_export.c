@@ -1,7 +1,8 @@
 /* ppw-blame export: a run's samples and trace in the formats other viewers
  * read: folded stacks (ppw's own, which report/code/lines read back, or
- * plain function names for flame-graph tools), speedscope JSON, and Chrome
- * trace-event JSON (Perfetto, chrome://tracing).  Formats are documented in
+ * plain function names for flame-graph tools), speedscope JSON, Chrome
+ * trace-event JSON (Perfetto, chrome://tracing) and OTF2 (Vampir, Score-P's
+ * tools).  Formats are documented in
  * docs/ppw-blame.md ("ppw-blame export"). */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -20,7 +21,7 @@
 #include "ppw/gasp.h"
 
 static const char usage[] =
-    "usage: ppw-blame export [DIR...] --to folded|speedscope|chrome|pprof [-o FILE]\n"
+    "usage: ppw-blame export [DIR...] --to folded|speedscope|chrome|pprof|otf2 [-o FILE]\n"
     "                        [--no-locations] [--variables] [--binary BIN] [--force]\n"
     "                        [--thread T] [--rank R] [--folded FILE]\n\n"
     "Writes the run directory or MPI job DIR (default: the newest ppw-* directory;\n"
@@ -36,16 +37,20 @@ static const char usage[] =
     "               traced with PPW_MODE=profile,trace: threads and ranks as tracks,\n"
     "               GASP regions as slices, thread creation and MPI messages as flows\n"
     "  pprof        pprof's profile.proto, gzipped (go tool pprof, pprof): a sample per\n"
-    "               stack, labelled with its thread and its blamed variable\n\n"
-    "  --to FORMAT        folded, speedscope, chrome or pprof (required)\n"
-    "  -o, --output FILE  write to FILE instead of standard output\n"
+    "               stack, labelled with its thread and its blamed variable\n"
+    "  otf2         an OTF2 trace (Vampir, Score-P's tools) of a traced run or whole\n"
+    "               job in the directory -o DIR: locations per rank and thread,\n"
+    "               regions entered and left, MPI messages, collectives and RMA\n\n"
+    "  --to FORMAT        folded, speedscope, chrome, pprof or otf2 (required)\n"
+    "  -o, --output FILE  write to FILE instead of standard output (otf2: the\n"
+    "                     directory to write, required)\n"
     "  --variables        folded and speedscope: end each stack with the variable its\n"
     "                     samples are blamed to, as a frame '[variable] NAME'\n"
     "  --no-locations     folded: function names only\n"
     "  --thread, --rank, --binary, --force, --folded: as for 'ppw-blame report'\n"
     "  -h, --help         show this help\n";
 
-enum export_to { TO_FOLDED, TO_SPEEDSCOPE, TO_CHROME, TO_PPROF };
+enum export_to { TO_FOLDED, TO_SPEEDSCOPE, TO_CHROME, TO_PPROF, TO_OTF2 };
 
 struct export_opts {
     struct view_opts view;
@@ -250,7 +255,8 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         return ppw_err_set(err, PPW_EUSAGE, "export: --format is not an export option (use --to)");
     if (!o->to)
         return ppw_err_set(err, PPW_EUSAGE,
-                           "export: --to FORMAT is required (folded, speedscope, chrome or pprof)");
+                           "export: --to FORMAT is required (folded, speedscope, chrome, pprof "
+                           "or otf2)");
     if (strcmp(o->to, "folded") == 0)
         o->fmt = TO_FOLDED;
     else if (strcmp(o->to, "speedscope") == 0)
@@ -259,13 +265,16 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         o->fmt = TO_CHROME;
     else if (strcmp(o->to, "pprof") == 0)
         o->fmt = TO_PPROF;
+    else if (strcmp(o->to, "otf2") == 0)
+        o->fmt = TO_OTF2;
     else
         return ppw_err_set(err, PPW_EUSAGE,
-                           "export: unknown format '%s' (folded, speedscope, chrome or pprof)",
+                           "export: unknown format '%s' (folded, speedscope, chrome, pprof or "
+                           "otf2)",
                            o->to);
     if (o->no_locations && o->fmt != TO_FOLDED)
         return ppw_err_set(err, PPW_EUSAGE, "export: --no-locations is for --to folded");
-    if (o->variables && (o->fmt == TO_CHROME || o->fmt == TO_PPROF))
+    if (o->variables && (o->fmt == TO_CHROME || o->fmt == TO_PPROF || o->fmt == TO_OTF2))
         return ppw_err_set(err, PPW_EUSAGE,
                            "export: --variables is for folded and speedscope "
                            "(pprof always labels the variable)");
@@ -277,9 +286,38 @@ static int parse_export(int argc, char **argv, struct export_opts *o, struct ppw
         return ppw_err_set(err, PPW_EUSAGE,
                            "export: --to chrome reads one run or job directory, not %zu",
                            o->view.ndirs);
+    if (o->fmt == TO_OTF2 && (o->view.folded || o->view.top || o->view.thread || o->view.rank))
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to otf2 reads a traced run or whole job: no --folded, "
+                           "--top, --thread or --rank");
+    if (o->fmt == TO_OTF2 && o->view.ndirs > 1)
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to otf2 reads one run or job directory, not %zu",
+                           o->view.ndirs);
+    if (o->fmt == TO_OTF2 && (!o->output || strcmp(o->output, "-") == 0))
+        return ppw_err_set(err, PPW_EUSAGE,
+                           "export: --to otf2 writes a directory: give it with -o DIR");
     if (o->fmt == TO_SPEEDSCOPE || o->fmt == TO_PPROF) /* a profile or label per thread */
         o->view.split_threads = true;
     return view_check_opts(&o->view, "export", 0, err);
+}
+
+static int export_otf2_command(const struct export_opts *o, struct ppw_err *err)
+{
+#ifdef PPW_HAVE_OTF2
+    char *dir = NULL;
+    int rc = cli_run_dir(o->view.dir, &dir, err);
+    if (!rc)
+        rc = export_otf2(o->output, dir, err);
+    free(dir);
+    return rc ? cli_fail(err) : PPW_EXIT_OK;
+#else
+    (void)o;
+    ppw_err_set(err, PPW_EUSAGE,
+                "export: this ppw-blame was built without OTF2: install "
+                "libopen-trace-format2-dev (Debian's OTF2) and rebuild ppw");
+    return cli_fail(err);
+#endif
 }
 
 int cmd_export(int argc, char **argv)
@@ -305,6 +343,8 @@ int cmd_export(int argc, char **argv)
         free(dir);
         return rc ? cli_fail(&err) : PPW_EXIT_OK;
     }
+    if (o.fmt == TO_OTF2)
+        return export_otf2_command(&o, &err);
     struct view_input in = {0};
     struct export_blame *blame = NULL;
     FILE *out = NULL;

@@ -1,6 +1,7 @@
 /* What ppw-blame export and flame share: each stack's blamed variable,
- * a table of distinct frames, the threads of a stack set, and the Chrome
- * trace-event writer (export_chrome.c). */
+ * a table of distinct frames, the threads of a stack set, and the trace
+ * writers: Chrome trace-event JSON (export_chrome.c) and OTF2
+ * (export_otf2.c), which read the trace through export_trace.h. */
 #ifndef PPW_BLAME_EXPORT_H
 #define PPW_BLAME_EXPORT_H
 
@@ -73,5 +74,14 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
  * (no trace in any run), PPW_EUSAGE (--rank on a run directory),
  * PPW_ENOMEM. */
 int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, struct ppw_err *err);
+
+/* An OTF2 trace of the run or job directory dir (every rank) written into
+ * the directory out_dir (made when absent): traces.otf2, traces.def and
+ * traces/, which must not exist yet; a failed export removes what it
+ * wrote.  Only in a build with OTF2 (PPW_HAVE_OTF2).  Errors: those of
+ * reading the runs, PPW_ENOTFOUND (no trace events; ranks missing),
+ * PPW_EIO (out_dir cannot be written, holds a trace, or the OTF2 library
+ * failed), PPW_ENOMEM. */
+int export_otf2(const char *out_dir, const char *dir, struct ppw_err *err);
 
 #endif

@@ -13,42 +13,25 @@
 #include <string.h>
 
 #include "export.h"
-#include "job.h"
+#include "export_trace.h"
 #include "json.h"
 #include "read_run.h"
 #include "ppw/gasp.h"
 #include "ppw/gasp_events.h"
 #include "names.h"
 
-struct unit {
-    struct ppw_run *run;
-    uint32_t pid; /* the rank in a job, else the process id */
-};
-
-/* One end of a message: the rank, the peer and tag it names, when. */
-struct message_end {
-    uint32_t rank, peer;
-    uint64_t tag, at;
-    uint32_t tid;
-};
-
 struct chrome {
     FILE *out;
-    struct unit *units;
-    size_t nunits;
-    bool job;
-    uint64_t base;     /* master-clock ns of the earliest start */
+    struct export_trace trace;
     bool first;        /* no event written yet */
     uint64_t flow_ids; /* the last flow id used */
-    struct message_end *sends, *recvs;
-    size_t nsends, nrecvs, cap_sends, cap_recvs;
 };
 
 static void ts(struct chrome *c, const struct ppw_run *run, uint64_t local_ns)
 {
     uint64_t t = ppw_run_master_ns(run, local_ns);
     fputs(",\"ts\":", c->out);
-    json_double(c->out, t > c->base ? (double)(t - c->base) / 1e3 : 0);
+    json_double(c->out, t > c->trace.base ? (double)(t - c->trace.base) / 1e3 : 0);
 }
 
 /* Opens an event object: {"ph":PH,"pid":..,"tid":.. (the caller adds the
@@ -79,44 +62,8 @@ static uint64_t thread_end(const struct ppw_run *run, const struct ppw_run_threa
     return end;
 }
 
-static int push(struct message_end **v, size_t *n, size_t *cap, struct message_end m)
-{
-    if (*n == *cap) {
-        size_t grown = *cap ? 2 * *cap : 64;
-        struct message_end *p = realloc(*v, grown * sizeof *p);
-        if (!p)
-            return -1;
-        *v = p;
-        *cap = grown;
-    }
-    (*v)[(*n)++] = m;
-    return 0;
-}
-
-/* The messages' ends: sends at their START, receives at their END. */
-static int collect_message(struct chrome *c, const struct unit *u, const struct ppw_run_thread *th,
-                           const struct ppw_run_trace *ev)
-{
-    const struct ppw_run_region *g = ev->region;
-    uint64_t at = ppw_run_master_ns(u->run, ev->time_ns);
-    bool sendrecv = g->tag == GASP_MPI_SENDRECV;
-    if (ev->evttype == GASP_START && (g->op == PPW_OP_SEND || g->op == PPW_OP_SEND_NB) &&
-        ev->nargs >= 4)
-        return push(
-            &c->sends, &c->nsends, &c->cap_sends,
-            (struct message_end){u->pid, (uint32_t)ev->args[2], ev->args[3], at, th->index});
-    if (ev->evttype == GASP_END && g->op == PPW_OP_RECV && ev->nargs >= 4)
-        return push(
-            &c->recvs, &c->nrecvs, &c->cap_recvs,
-            (struct message_end){u->pid, (uint32_t)ev->args[2], ev->args[3], at, th->index});
-    if (ev->evttype == GASP_END && sendrecv && ev->nargs >= 8)
-        return push(
-            &c->recvs, &c->nrecvs, &c->cap_recvs,
-            (struct message_end){u->pid, (uint32_t)ev->args[6], ev->args[7], at, th->index});
-    return 0;
-}
-
-static void write_thread(struct chrome *c, const struct unit *u, const struct ppw_run_thread *th)
+static void write_thread(struct chrome *c, const struct export_trace_unit *u,
+                         const struct ppw_run_thread *th)
 {
     const struct ppw_run *run = u->run;
     char name[64];
@@ -197,8 +144,8 @@ struct omp_spawn {
 };
 
 /* A flow from the spawn to where its work begins. */
-static void omp_flow(struct chrome *c, const struct unit *u, const struct omp_spawn *from,
-                     uint32_t tid, uint64_t at)
+static void omp_flow(struct chrome *c, const struct export_trace_unit *u,
+                     const struct omp_spawn *from, uint32_t tid, uint64_t at)
 {
     uint64_t id = ++c->flow_ids;
     event(c, "s", u->pid, from->tid);
@@ -212,7 +159,7 @@ static void omp_flow(struct chrome *c, const struct unit *u, const struct omp_sp
 }
 
 /* One stretch of OpenMP work on a thread, as a complete slice. */
-static void omp_slice(struct chrome *c, const struct unit *u, uint32_t tid,
+static void omp_slice(struct chrome *c, const struct export_trace_unit *u, uint32_t tid,
                       const struct ppw_run_omp_event *begin, uint64_t end_ns, bool task)
 {
     event(c, "X", u->pid, tid);
@@ -227,7 +174,7 @@ static void omp_slice(struct chrome *c, const struct unit *u, uint32_t tid,
 /* Each thread's implicit tasks and task stretches as slices (BEGIN to its
  * END, nested as they ran), and a flow from each spawn to each thread that
  * ran the region, or to where the task first ran.  0, or -1 out of memory. */
-static int write_omp(struct chrome *c, const struct unit *u)
+static int write_omp(struct chrome *c, const struct export_trace_unit *u)
 {
     const struct ppw_run *run = u->run;
     uint32_t max = 0;
@@ -286,142 +233,42 @@ static int write_omp(struct chrome *c, const struct unit *u)
     return 0;
 }
 
-/* Sends by (receiver, sender, tag, time), receives by (receiver, sender,
- * tag, time): equal keys line up in the same order in both. */
-static int key_cmp(uint32_t to_a, uint32_t from_a, uint64_t tag_a, uint64_t at_a, uint32_t to_b,
-                   uint32_t from_b, uint64_t tag_b, uint64_t at_b)
+/* A flow from a send's START to the end of the receive that took it. */
+static void write_message(const struct export_message_end *send,
+                          const struct export_message_end *recv, void *ctx)
 {
-    if (to_a != to_b)
-        return to_a < to_b ? -1 : 1;
-    if (from_a != from_b)
-        return from_a < from_b ? -1 : 1;
-    if (tag_a != tag_b)
-        return tag_a < tag_b ? -1 : 1;
-    return (at_a > at_b) - (at_a < at_b);
-}
-
-static int send_order(const void *a, const void *b)
-{
-    const struct message_end *x = a, *y = b;
-    return key_cmp(x->peer, x->rank, x->tag, x->at, y->peer, y->rank, y->tag, y->at);
-}
-
-static int recv_order(const void *a, const void *b)
-{
-    const struct message_end *x = a, *y = b;
-    return key_cmp(x->rank, x->peer, x->tag, x->at, y->rank, y->peer, y->tag, y->at);
-}
-
-/* Messages in order per (sender, receiver, tag): the k-th send matches the
- * k-th receive (MPI's non-overtaking rule). */
-static void write_messages(struct chrome *c)
-{
-    if (!c->nsends || !c->nrecvs)
-        return; /* (and qsort must not see their NULL arrays) */
-    qsort(c->sends, c->nsends, sizeof *c->sends, send_order);
-    qsort(c->recvs, c->nrecvs, sizeof *c->recvs, recv_order);
-    size_t s = 0, r = 0;
-    while (s < c->nsends && r < c->nrecvs) {
-        const struct message_end *m = &c->sends[s], *n = &c->recvs[r];
-        int k = key_cmp(m->peer, m->rank, m->tag, 0, n->rank, n->peer, n->tag, 0);
-        if (k < 0) {
-            s++; /* a send nobody received in the trace */
-            continue;
-        }
-        if (k > 0) {
-            r++; /* a receive from MPI_ANY_SOURCE, or of an untraced send */
-            continue;
-        }
-        s++;
-        r++;
-        uint64_t id = ++c->flow_ids;
-        event(c, "s", m->rank, m->tid);
-        fprintf(c->out, ",\"name\":\"message\",\"cat\":\"mpi\",\"id\":%" PRIu64 ",\"ts\":", id);
-        json_double(c->out, m->at > c->base ? (double)(m->at - c->base) / 1e3 : 0);
-        putc('}', c->out);
-        event(c, "f", n->rank, n->tid);
-        fprintf(
-            c->out,
+    struct chrome *c = ctx;
+    const struct export_trace_unit *units = c->trace.units;
+    uint64_t id = ++c->flow_ids, base = c->trace.base;
+    event(c, "s", send->rank, units[send->unit].run->threads[send->thread].index);
+    fprintf(c->out, ",\"name\":\"message\",\"cat\":\"mpi\",\"id\":%" PRIu64 ",\"ts\":", id);
+    json_double(c->out, send->at > base ? (double)(send->at - base) / 1e3 : 0);
+    putc('}', c->out);
+    event(c, "f", recv->rank, units[recv->unit].run->threads[recv->thread].index);
+    fprintf(c->out,
             ",\"name\":\"message\",\"cat\":\"mpi\",\"bp\":\"e\",\"id\":%" PRIu64 ",\"ts\":", id);
-        /* a receive ends after its send began; clock error may say otherwise */
-        uint64_t at = n->at > m->at ? n->at : m->at;
-        json_double(c->out, at > c->base ? (double)(at - c->base) / 1e3 : 0);
-        putc('}', c->out);
-    }
-}
-
-static int load_units(struct chrome *c, const char *dir, bool has_rank, uint32_t rank,
-                      struct ppw_err *err)
-{
-    c->job = ppw_job_is_dir(dir);
-    if (!c->job) {
-        if (has_rank)
-            return ppw_err_set(err, PPW_EUSAGE,
-                               "export: --rank needs a job directory, and %s is a "
-                               "run directory",
-                               dir);
-        if (!(c->units = calloc(1, sizeof *c->units)))
-            return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-        int rc = ppw_run_load(dir, &c->units[0].run, err);
-        if (rc)
-            return rc;
-        c->units[0].pid = c->units[0].run->pid;
-        c->nunits = 1;
-        return 0;
-    }
-    struct ppw_job *job = NULL;
-    int rc = ppw_job_scan(dir, &job, err);
-    if (rc)
-        return rc;
-    if (!(c->units = calloc(job->count ? job->count : 1, sizeof *c->units))) {
-        ppw_job_free(job);
-        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < job->count && !rc; i++) {
-        if (has_rank && job->ranks[i].rank != rank)
-            continue;
-        struct unit *u = &c->units[c->nunits];
-        /* one unreadable rank is an error: a trace missing a rank would
-         * show its partners waiting for nobody */
-        if ((rc = ppw_run_load(job->ranks[i].dir, &u->run, err)) == 0) {
-            u->pid = job->ranks[i].rank;
-            c->nunits++;
-        }
-    }
-    if (!rc && !c->nunits)
-        rc = ppw_err_set(err, PPW_ENOTFOUND, "%s: no rank %" PRIu32, dir, rank);
-    ppw_job_free(job);
-    return rc;
+    /* a receive ends after its send began; clock error may say otherwise */
+    uint64_t at = recv->at > send->at ? recv->at : send->at;
+    json_double(c->out, at > base ? (double)(at - base) / 1e3 : 0);
+    putc('}', c->out);
 }
 
 int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, struct ppw_err *err)
 {
     struct chrome c = {.out = out, .first = true};
-    int rc = load_units(&c, dir, has_rank, rank, err);
-    size_t traced = 0;
-    for (size_t u = 0; !rc && u < c.nunits; u++) {
-        const struct ppw_run *run = c.units[u].run;
-        uint64_t start = ppw_run_master_ns(run, run->has_info ? run->info.start_mono_ns : 0);
-        if (u == 0 || start < c.base)
-            c.base = start;
-        for (size_t t = 0; t < run->thread_count; t++)
-            traced += run->threads[t].trace_count + run->threads[t].omp_event_count;
-    }
-    if (!rc && !traced)
-        rc =
-            ppw_err_set(err, PPW_ENOTFOUND,
-                        "%s has no trace events: run the program with PPW_MODE=profile,trace", dir);
+    struct export_messages messages = {0};
+    int rc = export_trace_load(&c.trace, dir, has_rank, rank, err);
     if (!rc) {
         fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"exporter\":\"ppw-blame export\","
               "\"source\":",
               out);
         json_string(out, dir);
         fputs("},\"traceEvents\":[", out);
-        for (size_t u = 0; u < c.nunits && !rc; u++) {
-            const struct unit *unit = &c.units[u];
+        for (size_t u = 0; u < c.trace.nunits && !rc; u++) {
+            const struct export_trace_unit *unit = &c.trace.units[u];
             const struct ppw_run *run = unit->run;
             char name[96];
-            if (c.job)
+            if (c.trace.job)
                 snprintf(name, sizeof name, "rank %" PRIu32 " (pid %" PRIu32 ")", unit->pid,
                          run->pid);
             else
@@ -430,21 +277,17 @@ int export_chrome(FILE *out, const char *dir, bool has_rank, uint32_t rank, stru
             for (size_t t = 0; t < run->thread_count && !rc; t++) {
                 const struct ppw_run_thread *th = &run->threads[t];
                 write_thread(&c, unit, th);
-                for (size_t i = 0; i < th->trace_count && !rc; i++)
-                    if (collect_message(&c, unit, th, &th->traces[i]))
-                        rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
+                if (export_messages_collect(&messages, &c.trace, u, th))
+                    rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
             }
             if (!rc && write_omp(&c, unit) != 0)
                 rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
         }
         if (!rc)
-            write_messages(&c);
+            export_messages_match(&messages, write_message, &c);
         fputs("\n]}\n", out);
     }
-    for (size_t u = 0; u < c.nunits; u++)
-        ppw_run_free(c.units[u].run);
-    free(c.units);
-    free(c.sends);
-    free(c.recvs);
+    export_messages_free(&messages);
+    export_trace_free(&c.trace);
     return rc;
 }
