@@ -437,10 +437,13 @@ void ppw_memory_load_targets(struct ppw_memory *memory, const struct ppw_intvec 
         int node = from->items[i] / 2;
         add_all(out, &memory->nodes[node].contents);
         int unknown = memory->nodes[node].stores_unknown || !memory->nodes[node].contents.count;
-        if (unknown && memory->pointee_when_unknown) {
-            int window = window_memory(memory, node);
-            ppw_intvec_add_unique(out, (window >= 0 ? window : ppw_memory_pointee(memory, node)) * 2);
-        }
+        /* A window handle stands for the window's memory even when the
+         * program stored something first (MPI_Win win = MPI_WIN_NULL). */
+        int window = memory->pointee_when_unknown ? window_memory(memory, node) : -1;
+        if (window >= 0)
+            ppw_intvec_add_unique(out, window * 2);
+        else if (unknown && memory->pointee_when_unknown)
+            ppw_intvec_add_unique(out, ppw_memory_pointee(memory, node) * 2);
     }
 }
 

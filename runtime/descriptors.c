@@ -29,16 +29,20 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * it must not wait for it. */
 static PPW_TLS int holding_lock;
 
+/* The flag covers the whole of locking and unlocking: a handler that
+ * comes in between must not wait either. */
 static void lock_fds(void)
 {
-    pthread_mutex_lock(&lock);
     holding_lock = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&lock);
 }
 
 static void unlock_fds(void)
 {
-    holding_lock = 0;
     pthread_mutex_unlock(&lock);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    holding_lock = 0;
 }
 
 static int (*real_close)(int);

@@ -557,11 +557,20 @@ static void written_variable(const struct ppw_static_graph *graph, const struct 
 
 /* ---- 0. a get's latency on the critical path (traces) ---- */
 
-/* Whether the trace event completes one-sided transfers: a flush, a
- * fence, an epoch's end, an unlock. */
-static bool completes_transfers(const struct ppw_run_region *g)
+/* Whether START event ev completes the one-sided transfers on window win
+ * (the handle, the last START operand of both): a flush, a fence, an
+ * access epoch's end, an unlock. */
+static bool completes_transfers(const struct ppw_run_trace *ev, uint64_t win)
 {
-    return is_mpi_tag(g->tag) && (g->op == PPW_OP_ONE_SIDED_SYNC || g->op == PPW_OP_LOCK_RELEASE);
+    switch (ev->region->tag) {
+    case GASP_MPI_WIN_FLUSH:
+    case GASP_MPI_WIN_FLUSH_ALL:
+    case GASP_MPI_WIN_FENCE:
+    case GASP_MPI_WIN_COMPLETE:
+    case GASP_MPI_WIN_UNLOCK:
+    case GASP_MPI_WIN_UNLOCK_ALL: return ev->nargs >= 1 && ev->args[ev->nargs - 1] == win;
+    default: return false;
+    }
 }
 
 static int note_get_wait(struct engine *e, uint32_t unit, uint32_t thread, uint32_t region,
@@ -628,7 +637,7 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
                 double all_ns;
                 uint64_t all_calls, traced = 0;
                 region_on_thread(th, get->id, &all_ns, &all_calls);
-                for (size_t i = 0; i + 1 < th->trace_count; i++)
+                for (size_t i = 0; i < th->trace_count; i++)
                     traced += th->traces[i].region == get && th->traces[i].evttype == GASP_END;
                 double scale = traced ? (double)all_calls / (double)traced : 1;
                 if (scale < 1)
@@ -638,7 +647,9 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
                     if (end->region != get || end->evttype != GASP_END)
                         continue;
                     calls++;
-                    if (next->evttype != GASP_START || !completes_transfers(next->region))
+                    /* the get's END: count type rank disp win result */
+                    if (next->evttype != GASP_START || end->nargs < 6 ||
+                        !completes_transfers(next, end->args[4]))
                         continue;
                     /* its END: the next event of that region on the thread */
                     for (size_t j = i + 2; j < th->trace_count; j++) {

@@ -512,6 +512,12 @@ static int rma_start(struct otf2_export *x, const struct ppw_run *run, struct th
     uint32_t win = window_named(x, ev);
     if (win == OTF2_UNDEFINED_RMA_WIN || !transfer(tag, ev, &el, &type, &type2))
         return 0;
+    /* every START operand this reads (ppw/gasp_events.h): a short record
+     * of a damaged trace is left out */
+    bool accumulate = tag == GASP_MPI_GET_ACCUMULATE || tag == GASP_MPI_RGET_ACCUMULATE;
+    bool element = tag == GASP_MPI_FETCH_AND_OP || tag == GASP_MPI_COMPARE_AND_SWAP;
+    if (ev->nargs < (accumulate ? 7u : element ? 4u : 5u))
+        return 0;
     uint64_t id = s->next_op++;
     switch (tag) {
     case GASP_MPI_PUT:
@@ -539,10 +545,7 @@ static int rma_start(struct otf2_export *x, const struct ppw_run *run, struct th
                                               : OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
                                           bytes_of(x, run, ev, 1), bytes_of(x, run, ev, 1), id));
     }
-    uint32_t target =
-        (uint32_t)a[tag == GASP_MPI_GET_ACCUMULATE || tag == GASP_MPI_RGET_ACCUMULATE  ? 4
-                    : tag == GASP_MPI_FETCH_AND_OP || tag == GASP_MPI_COMPARE_AND_SWAP ? 1
-                                                                                       : 2];
+    uint32_t target = (uint32_t)a[accumulate ? 4 : element ? 1 : 2];
     return push_op(&s->ops, &s->nops, &s->cap_ops, (struct rma_op){win, target, id}) ? oom(x) : 0;
 }
 

@@ -489,6 +489,14 @@ static int mpi_trial(const char *helper, uint64_t deadline_ns, unsigned timeout_
     if (!in_time)
         return ppw_err_set(err, PPW_EIO, "mpirun took more than %u s", timeout_s);
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        /* The one-sided part comes last: a helper that failed there has
+         * printed the message costs, which stand without it. */
+        char copy[sizeof out];
+        memcpy(copy, out, sizeof out);
+        if (parse_mpi(copy, c, err) == 0) {
+            c->fence_ns = c->rma_ns = 0;
+            return 0;
+        }
         const char *why = last_line(out);
         return ppw_err_set(err, PPW_EIO, "mpirun failed (status %d)%s%.200s",
                            WIFEXITED(status) ? WEXITSTATUS(status) : -1, why[0] ? ": " : "", why);
