@@ -498,14 +498,19 @@ static int rma_start(struct otf2_export *x, const struct ppw_run *run, struct th
 {
     uint32_t tag = ev->region->tag;
     const uint64_t *a = ev->args;
-    if (tag == GASP_MPI_WIN_CREATE || tag == GASP_MPI_WIN_ALLOCATE || tag == GASP_MPI_WIN_FENCE)
+    /* A fence or free of a window the trace never saw made (or freed
+     * already) has no OTF2 window: it stays a plain region, so that no
+     * record names an undefined window. */
+    if (tag == GASP_MPI_WIN_CREATE || tag == GASP_MPI_WIN_ALLOCATE ||
+        (tag == GASP_MPI_WIN_FENCE && window_named(x, ev) != OTF2_UNDEFINED_RMA_WIN))
         CHECK(x, OTF2_EvtWriter_RmaCollectiveBegin(s->w, NULL, ts));
     if (tag == GASP_MPI_WIN_FREE) {
         struct window *w = ev->nargs >= 1 ? window_of(x, a[0]) : NULL;
-        s->closing_win = w ? w->id : OTF2_UNDEFINED_RMA_WIN;
-        if (w)
+        s->closing_win = w && w->live ? w->id : OTF2_UNDEFINED_RMA_WIN;
+        if (w && w->live) {
             w->live = false;
-        CHECK(x, OTF2_EvtWriter_RmaCollectiveBegin(s->w, NULL, ts));
+            CHECK(x, OTF2_EvtWriter_RmaCollectiveBegin(s->w, NULL, ts));
+        }
         return 0;
     }
     uint64_t el, type, type2;
@@ -570,19 +575,21 @@ static int rma_end(struct otf2_export *x, struct thread_state *s, const struct p
         return 0;
     case GASP_MPI_WIN_FREE:
         win = s->closing_win;
-        if (win != OTF2_UNDEFINED_RMA_WIN) {
-            /* MPI wants the window's epochs closed before: nothing left, normally */
-            if ((rc = settle(x, s, ts, win, all, false)) || (rc = settle(x, s, ts, win, all, true)))
-                return rc;
-            CHECK(x, OTF2_EvtWriter_RmaWinDestroy(s->w, NULL, ts, win));
-        }
+        if (win == OTF2_UNDEFINED_RMA_WIN)
+            return 0; /* no Begin either (rma_start) */
+        /* MPI wants the window's epochs closed before: nothing left, normally */
+        if ((rc = settle(x, s, ts, win, all, false)) || (rc = settle(x, s, ts, win, all, true)))
+            return rc;
+        CHECK(x, OTF2_EvtWriter_RmaWinDestroy(s->w, NULL, ts, win));
         CHECK(x, OTF2_EvtWriter_RmaCollectiveEnd(s->w, NULL, ts, OTF2_COLLECTIVE_OP_DESTROY_HANDLE,
                                                  OTF2_RMA_SYNC_LEVEL_NONE, win,
                                                  OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
         return 0;
     case GASP_MPI_WIN_FENCE: /* OTF2 has no fence: a barrier that syncs memory too */
         win = window_named(x, ev);
-        if (win != OTF2_UNDEFINED_RMA_WIN && (rc = settle(x, s, ts, win, all, false)))
+        if (win == OTF2_UNDEFINED_RMA_WIN)
+            return 0; /* no Begin either (rma_start) */
+        if ((rc = settle(x, s, ts, win, all, false)))
             return rc;
         CHECK(x, OTF2_EvtWriter_RmaCollectiveEnd(s->w, NULL, ts, OTF2_COLLECTIVE_OP_BARRIER,
                                                  OTF2_RMA_SYNC_LEVEL_PROCESS |
