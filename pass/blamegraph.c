@@ -779,26 +779,41 @@ static void free_graph(struct graph *graph)
     ppw_cfg_free(&graph->cfg);
 }
 
+static void begin_graph(struct graph *graph, const struct ppw_blamegraph_context *context,
+                        LLVMValueRef function)
+{
+    memset(graph, 0, sizeof *graph);
+    graph->context = context;
+    graph->function = function;
+    graph->current_block = -1;
+    graph->file = ppw_di_file(LLVMGetSubprogram(function));
+}
+
+/* The function's memory nodes and points-to, its CFG and its variables:
+ * what both the analysis and the window search start from. */
+static void solve_memory(struct graph *graph, const struct ppw_windows *windows)
+{
+    const struct ppw_blamegraph_context *context = graph->context;
+    ppw_memory_init(&graph->memory, context->arena, context->types, context->layout);
+    graph->memory.sources = context->sources;
+    graph->memory.windows = windows;
+    ppw_cfg_build(&graph->cfg, graph->function);
+    graph->block_control = ppw_xcalloc(graph->cfg.block_count + 1, sizeof *graph->block_control);
+    for (size_t b = 0; b <= graph->cfg.block_count; b++)
+        graph->block_control[b] = -1;
+    create_return_node(graph);
+    discover_variables(graph);
+    ppw_memory_solve(&graph->memory, graph->function);
+}
+
 void ppw_blamegraph_analyse(const struct ppw_blamegraph_context *context, LLVMValueRef function,
                             struct ppw_result_func *out)
 {
-    struct graph graph = {0};
-    graph.context = context;
-    graph.function = function;
-    graph.current_block = -1;
-    graph.file = ppw_di_file(LLVMGetSubprogram(function));
+    struct graph graph;
+    begin_graph(&graph, context, function);
     memset(out, 0, sizeof *out);
     describe_function(&graph, out);
-    ppw_memory_init(&graph.memory, context->arena, context->types, context->layout);
-    graph.memory.sources = context->sources;
-    graph.memory.windows = context->windows;
-    ppw_cfg_build(&graph.cfg, function);
-    graph.block_control = ppw_xcalloc(graph.cfg.block_count + 1, sizeof *graph.block_control);
-    for (size_t b = 0; b <= graph.cfg.block_count; b++)
-        graph.block_control[b] = -1;
-    create_return_node(&graph);
-    discover_variables(&graph);
-    ppw_memory_solve(&graph.memory, function);
+    solve_memory(&graph, context->windows);
     resolve_deferred_names(&graph);
     build_edges(&graph);
 
@@ -936,19 +951,11 @@ void ppw_blamegraph_find_windows(const struct ppw_blamegraph_context *context,
                 any = creates_window(inst, &allocate);
         if (!any)
             continue;
-        /* The memory model of the function, as the analysis builds it. */
-        struct graph graph = {0};
-        graph.context = context;
-        graph.function = function;
-        graph.current_block = -1;
-        graph.file = ppw_di_file(LLVMGetSubprogram(function));
-        ppw_memory_init(&graph.memory, context->arena, context->types, context->layout);
-        graph.memory.sources = context->sources;
-        ppw_cfg_build(&graph.cfg, function);
-        graph.block_control = ppw_xcalloc(graph.cfg.block_count + 1, sizeof *graph.block_control);
-        create_return_node(&graph);
-        discover_variables(&graph);
-        ppw_memory_solve(&graph.memory, function);
+        /* The memory model of the function, as the analysis builds it
+         * (without windows: these are what it looks for). */
+        struct graph graph;
+        begin_graph(&graph, context, function);
+        solve_memory(&graph, NULL);
         for (size_t b = 0; b < graph.cfg.block_count; b++)
             for (LLVMValueRef inst = LLVMGetFirstInstruction(graph.cfg.blocks[b]); inst;
                  inst = LLVMGetNextInstruction(inst)) {
