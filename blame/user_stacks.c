@@ -44,7 +44,9 @@ uint32_t ppw_user_stacks_module_origin(const char *path, uint32_t module_flags)
         /* the MPI stack: its libraries, transports and plugins */
         "libmpi", "libopen-pal", "libopen-rte", "libpmix", "libprrte", "libmpich", "libfabric",
         "libucp", "libuct", "libucs", "libucm", "libhwloc", "libevent", "libpsm", "libibverbs",
-        "librdmacm", "libmlx", "libnuma", "mca_", "libmca"};
+        "librdmacm", "libmlx", "libnuma", "mca_", "libmca",
+        /* OpenSHMEM: Open MPI's, Sandia's (libsma), OSSS's */
+        "liboshmem", "libsma", "libshmem", "libpshmem"};
     if (module_flags & PPW_MODULE_PPW)
         return PPW_FRAME_PPW;
     if (module_flags & PPW_MODULE_EXE)
@@ -72,7 +74,8 @@ bool ppw_user_stacks_is_program(struct ppw_names *nm, const struct ppw_blame_fra
 /* ---- runtime chains ---- */
 
 /* What the program called, as shown: "[omp barrier]" for __kmpc_barrier,
- * "[MPI_Send]" for MPI_Send or PMPI_Send, "[memcpy]" for llvm.memcpy...;
+ * "[MPI_Send]" for MPI_Send or PMPI_Send (and "[shmem_quiet]" for
+ * pshmem_quiet), "[memcpy]" for llvm.memcpy...;
  * NULL for what is not a call into a runtime. */
 static const char *called(const char *callee, char *buf, size_t size)
 {
@@ -129,7 +132,8 @@ static const char *called(const char *callee, char *buf, size_t size)
             }
         return NULL; /* an instruction, not a call */
     }
-    snprintf(buf, size, "[%s]", starts(callee, "PMPI_") ? callee + 1 : callee);
+    snprintf(buf, size, "[%s]",
+             starts(callee, "PMPI_") || starts(callee, "pshmem_") ? callee + 1 : callee);
     return buf;
 }
 

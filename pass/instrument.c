@@ -217,8 +217,8 @@ static int widenable(LLVMTypeRef type)
 static int fits_row(const struct call_row *row, LLVMValueRef call)
 {
     unsigned args = LLVMGetNumArgOperands(call);
-    for (unsigned i = 0; i < 32; i++)
-        if (((row->operand_mask >> i) & 1) &&
+    for (unsigned i = 0; i < 24; i++)
+        if (((PPW_OPERANDS_OF(row->operand_mask) >> i) & 1) &&
             (i >= args || !widenable(LLVMTypeOf(LLVMGetOperand(call, i)))))
             return 0;
     return !row->has_result || widenable(LLVMTypeOf(call));
@@ -335,10 +335,12 @@ static unsigned build_payload(struct instrumenter *in, const struct call_row *ro
                               LLVMValueRef call, int with_result, LLVMValueRef *payload)
 {
     unsigned count = 0;
-    for (unsigned i = 0; i < 32; i++)
-        if ((row->operand_mask >> i) & 1)
+    for (unsigned i = 0; i < 24; i++)
+        if ((PPW_OPERANDS_OF(row->operand_mask) >> i) & 1)
             payload[count++] =
                 widen(in, LLVMGetOperand(call, i), is_unsigned_operand(in, row, call, i + 1));
+    if (PPW_ELEMENT_SIZE_OF(row->operand_mask))
+        payload[count++] = LLVMConstInt(in->i64, PPW_ELEMENT_SIZE_OF(row->operand_mask), 0);
     if (with_result && row->has_result)
         payload[count++] =
             widen(in, call, is_unsigned_operand(in, row, call, LLVMAttributeReturnIndex));

@@ -473,6 +473,97 @@ static void argument_targets(struct ppw_memory *memory, LLVMValueRef argument,
     ppw_intvec_add_unique(out, ppw_memory_pointee(memory, param) * 2);
 }
 
+/* ---- accessors: functions that return a pointer into an argument ---- */
+
+static int returned_parameter(LLVMValueRef function, int depth);
+
+/* The parameter whose memory pointer value v points into, in function fn
+ * (seen before mem2reg: a parameter is read back from its spill slot), or
+ * -1.  Follows address arithmetic, casts, merges and nested accessors. */
+static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth)
+{
+    for (int steps = 0; steps < 64 && v; steps++) {
+        if (LLVMIsAArgument(v)) {
+            unsigned count = LLVMCountParams(fn);
+            for (unsigned k = 0; k < count; k++)
+                if (LLVMGetParam(fn, k) == v)
+                    return (int)k;
+            return -1;
+        }
+        switch (value_opcode(v)) {
+        case LLVMGetElementPtr:
+        case LLVMBitCast:
+        case LLVMAddrSpaceCast: v = LLVMGetOperand(v, 0); continue;
+        case LLVMLoad: { /* a spill slot: every store into it stores one argument */
+            LLVMValueRef slot = LLVMGetOperand(v, 0), stored = NULL;
+            if (!LLVMIsAAllocaInst(slot))
+                return -1;
+            for (LLVMUseRef use = LLVMGetFirstUse(slot); use; use = LLVMGetNextUse(use)) {
+                LLVMValueRef user = LLVMGetUser(use);
+                if (LLVMIsAStoreInst(user) && LLVMGetOperand(user, 1) == slot) {
+                    LLVMValueRef value = LLVMGetOperand(user, 0);
+                    if (!LLVMIsAArgument(value) || (stored && stored != value))
+                        return -1;
+                    stored = value;
+                } else if (!LLVMIsALoadInst(user) && !LLVMIsAIntrinsicInst(user)) {
+                    return -1; /* the slot's address escapes: anything may be stored */
+                }
+            }
+            v = stored;
+            continue;
+        }
+        case LLVMPHI:
+        case LLVMSelect: {
+            int agreed = -2;
+            unsigned count = value_opcode(v) == LLVMPHI ? LLVMCountIncoming(v) : 2;
+            for (unsigned i = 0; i < count; i++) {
+                LLVMValueRef in = value_opcode(v) == LLVMPHI ? LLVMGetIncomingValue(v, i)
+                                                             : LLVMGetOperand(v, i + 1);
+                int k = depth > 0 ? parameter_base(fn, in, depth - 1) : -1;
+                if (k < 0 || (agreed != -2 && agreed != k))
+                    return -1;
+                agreed = k;
+            }
+            return agreed;
+        }
+        case LLVMCall: {
+            LLVMValueRef callee = LLVMGetCalledValue(v);
+            int k = callee && LLVMIsAFunction(callee) && depth > 0
+                        ? returned_parameter(callee, depth - 1)
+                        : -1;
+            if (k < 0 || (unsigned)k >= LLVMGetNumArgOperands(v))
+                return -1;
+            v = LLVMGetOperand(v, (unsigned)k);
+            continue;
+        }
+        default: return -1;
+        }
+    }
+    return -1;
+}
+
+/* The parameter a defined function's returned pointer always points into
+ * (an accessor: `double *row(grid, y) { return grid + y * nx; }`), or -1. */
+static int returned_parameter(LLVMValueRef function, int depth)
+{
+    if (LLVMIsDeclaration(function) ||
+        LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(function))) !=
+            LLVMPointerTypeKind)
+        return -1;
+    int agreed = -2;
+    for (LLVMBasicBlockRef block = LLVMGetFirstBasicBlock(function); block;
+         block = LLVMGetNextBasicBlock(block)) {
+        LLVMValueRef ret = LLVMGetBasicBlockTerminator(block);
+        if (!ret || !LLVMIsAReturnInst(ret) || LLVMGetNumOperands(ret) < 1)
+            continue;
+        int k = parameter_base(function, LLVMGetOperand(ret, 0), depth);
+        if (k < 0 || (agreed != -2 && agreed != k))
+            return -1;
+        agreed = k;
+    }
+    return agreed >= 0 ? agreed : -1;
+}
+
 static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struct ppw_intvec *out)
 {
     if (LLVMIsAAllocaInst(value) || LLVMIsAGlobalVariable(value)) {
@@ -526,6 +617,12 @@ static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struc
             add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 0)));
         else if (!strcmp(name, "__kmpc_threadprivate_cached") && LLVMGetNumArgOperands(value) > 2)
             add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 2)));
+        else if (callee && LLVMIsAFunction(callee)) {
+            /* An accessor's result is its argument's memory, as if inlined. */
+            int k = returned_parameter(callee, 4);
+            if (k >= 0 && (unsigned)k < LLVMGetNumArgOperands(value))
+                add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, (unsigned)k)));
+        }
         return;
     }
     default: return; /* other calls, inttoptr: unknown */

@@ -32,7 +32,7 @@
 #define TABLE_INITIAL 256    /* region cache and callpath table entries */
 #define PROF_INITIAL 256     /* profile slots */
 #define TRACE_TEXT_MAX 256   /* a user event's formatted description, NUL included */
-#define TRACE_ARGS_MAX 33    /* popcount of a 32-bit mask, plus the result */
+#define TRACE_ARGS_MAX 33    /* 24 operands, an element size and the result, with room */
 
 /* One open call.  stack[0] is the thread's root (region 0). */
 struct frame {
@@ -651,12 +651,13 @@ static int on_atomic(struct ppw_measure_thread *m, struct region_state *r, uint3
 
 /* ---- message volume ---------------------------------------------------------- */
 
-/* MPI operations that move data (ppw/gasp_events.h), or (window creation)
- * make memory others reach: their bytes go into the frame. */
+/* MPI and SHMEM operations that move data (ppw/gasp_events.h), or
+ * (window creation, symmetric allocation) make memory others reach: their
+ * bytes go into the frame. */
 static bool moves_data(unsigned tag)
 {
     return ppw_gasp_tag_moves_elements(tag) || tag == GASP_MPI_WIN_CREATE ||
-           tag == GASP_MPI_WIN_ALLOCATE;
+           tag == GASP_MPI_WIN_ALLOCATE || ppw_gasp_tag_is_shmem(tag);
 }
 
 static uint64_t message_bytes(unsigned tag, const uint64_t *args, uint32_t nargs)
@@ -665,6 +666,12 @@ static uint64_t message_bytes(unsigned tag, const uint64_t *args, uint32_t nargs
         return (int64_t)args[1] > 0 ? args[1] : 0;
     if (tag == GASP_MPI_WIN_ALLOCATE && nargs >= 1) /* size disp_unit comm &base &win */
         return (int64_t)args[0] > 0 ? args[0] : 0;
+    if ((tag == GASP_SHMEM_MALLOC && nargs >= 1) || (tag == GASP_SHMEM_REALLOC && nargs >= 2))
+        return args[nargs - 1]; /* (size) or (ptr, size) */
+    if (tag == GASP_SHMEM_CALLOC && nargs >= 2)
+        return args[0] * args[1];
+    if (ppw_gasp_tag_is_shmem(tag))
+        return ppw_gasp_shmem_bytes(tag, args, nargs);
     struct ppw_gasp_moved moved;
     int pairs = ppw_mpi_bytes ? ppw_gasp_moved_elements(tag, args, nargs, &moved) : 0;
     uint64_t bytes = 0;

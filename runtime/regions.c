@@ -40,7 +40,7 @@ static void build_tags(void)
 #define CALL_ROW(tag, callee, opv, mask, has_result)                                               \
     {                                                                                              \
         struct ppw_tag_info *ti = &tags[(tag)-TAG_BASE];                                           \
-        unsigned n = (unsigned)__builtin_popcount(mask);                                           \
+        unsigned n = ppw_gasp_row_varargs(mask);                                           \
         if (n > ti->nargs_start)                                                                   \
             ti->nargs_start = (uint8_t)n;                                                          \
         if (n + (has_result) > ti->nargs_end)                                                      \

@@ -185,6 +185,37 @@ struct ppw_gasp_site {
 /* MPI's tags are GASP_MPI_INIT..GASP_MPI_LAST, with no gaps. */
 #define GASP_MPI_LAST GASP_MPI_WIN_FREE
 
+/* OpenSHMEM.  Each tag stands for every typed and sized variant of one
+ * call (shmem_int_put, shmem_put64, shmem_putmem, shmem_ctx_long_iput...):
+ * PPW's generic operation with a size, the size of one element travelling
+ * with the event (ppw/gasp_events.h). */
+#define GASP_SHMEM_INIT 1400u
+#define GASP_SHMEM_FINALIZE 1401u
+#define GASP_SHMEM_PUT 1402u
+#define GASP_SHMEM_P 1403u
+#define GASP_SHMEM_PUT_NBI 1404u
+#define GASP_SHMEM_GET 1405u
+#define GASP_SHMEM_G 1406u
+#define GASP_SHMEM_GET_NBI 1407u
+#define GASP_SHMEM_ATOMIC 1408u
+#define GASP_SHMEM_FENCE 1409u
+#define GASP_SHMEM_QUIET 1410u
+#define GASP_SHMEM_BARRIER 1411u
+#define GASP_SHMEM_SET_LOCK 1412u
+#define GASP_SHMEM_TEST_LOCK 1413u
+#define GASP_SHMEM_CLEAR_LOCK 1414u
+#define GASP_SHMEM_WAIT_UNTIL 1415u
+#define GASP_SHMEM_BROADCAST 1416u
+#define GASP_SHMEM_COLLECT 1417u
+#define GASP_SHMEM_ALLTOALL 1418u
+#define GASP_SHMEM_REDUCE 1419u
+#define GASP_SHMEM_MALLOC 1420u
+#define GASP_SHMEM_CALLOC 1421u
+#define GASP_SHMEM_REALLOC 1422u
+#define GASP_SHMEM_FREE 1423u
+/* SHMEM's tags are GASP_SHMEM_INIT..GASP_SHMEM_LAST, with no gaps. */
+#define GASP_SHMEM_LAST GASP_SHMEM_FREE
+
 #ifdef __cplusplus
 }
 #endif

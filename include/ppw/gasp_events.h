@@ -7,13 +7,16 @@
  *   tag          a GASP_* event tag from ppw/gasp.h
  *   callee       the C function the pass wraps (several rows may share a tag)
  *   op           the PPW generic operation type (enum ppw_op)
- *   operand_mask bit i set: call operand i is forwarded, widened to 64 bits
- *                (pointers as addresses, integers sign- or zero-extended as
- *                their C type says), in operand order
+ *   operand_mask bit i (i < 24) set: call operand i is forwarded, widened to
+ *                64 bits (pointers as addresses, integers sign- or
+ *                zero-extended as their C type says), in operand order;
+ *                the top byte, PPW_ELEMENT_SIZE(n), makes the pass append
+ *                the constant n after them: the size in bytes of one
+ *                element of a typed variant (shmem_int_put: 4)
  *   has_result   1: the END event also carries the call's result, widened
  *
- * A START event therefore carries popcount(operand_mask) 64-bit varargs and
- * the END event that many plus has_result.  Rows that share a tag must agree
+ * A START event therefore carries ppw_gasp_row_varargs(operand_mask) 64-bit
+ * varargs and the END event that many plus has_result.  Rows that share a tag must agree
  * on both (test/runtime checks it), so the tool can read a tag's varargs
  * without knowing which callee produced it.  GASP_C_FUNC is not in the table:
  * it carries `const char *funcsig` on both events, as GASP specifies
@@ -23,6 +26,7 @@
 
 #include "ppw/gasp.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* PPW's generic operation types (PPW thesis Table 4-1), plus the C ones.
@@ -67,6 +71,237 @@ enum ppw_op {
 
 /* Operand masks, named for readability. */
 #define PPW_ARG(i) (1u << (i))
+/* The element size a typed row appends (at most 255 bytes), and the parts
+ * of a mask. */
+#define PPW_ELEMENT_SIZE(n) ((unsigned)(n) << 24)
+#define PPW_OPERANDS_OF(mask) ((mask) & 0xffffffu)
+#define PPW_ELEMENT_SIZE_OF(mask) ((mask) >> 24)
+
+/* The 64-bit varargs a row's START event carries. */
+static inline unsigned ppw_gasp_row_varargs(unsigned mask)
+{
+    return (unsigned)__builtin_popcount(PPW_OPERANDS_OF(mask)) + (PPW_ELEMENT_SIZE_OF(mask) != 0);
+}
+
+/* ---- OpenSHMEM ----------------------------------------------------------
+ * OpenSHMEM 1.4 names a call once per element type (shmem_int_put,
+ * shmem_double_put...), once per size (shmem_put32, shmem_putmem) and again
+ * with a context first (shmem_ctx_int_put).  These generators write one
+ * row per variant: PPW maps them to one generic operation with a size
+ * (seed 000), so every variant of a call shares its tag, and the event
+ * carries the element size.  Types follow the specification's tables;
+ * variants a library lacks are never called, and so never matched.
+ *
+ * F(X, prefix, shift, name, ctype): prefix "shmem_" or "shmem_ctx_", and
+ * shift 1 when a context is the first operand. */
+#define PPW_SH2(s, a, b) (PPW_ARG((a) + (s)) | PPW_ARG((b) + (s)))
+#define PPW_SH3(s, a, b, c) (PPW_SH2(s, a, b) | PPW_ARG((c) + (s)))
+
+/* Standard RMA types (OpenSHMEM 1.4, Table 5). */
+#define PPW_SHMEM_RMA_TYPES(F, X, P, S)                                                         \
+    F(X, P, S, float, float) F(X, P, S, double, double) F(X, P, S, longdouble, long double)     \
+    F(X, P, S, char, char) F(X, P, S, schar, signed char) F(X, P, S, short, short)              \
+    F(X, P, S, int, int) F(X, P, S, long, long) F(X, P, S, longlong, long long)                 \
+    F(X, P, S, uchar, unsigned char) F(X, P, S, ushort, unsigned short)                         \
+    F(X, P, S, uint, unsigned int) F(X, P, S, ulong, unsigned long)                             \
+    F(X, P, S, ulonglong, unsigned long long) F(X, P, S, int8, int8_t)                          \
+    F(X, P, S, int16, int16_t) F(X, P, S, int32, int32_t) F(X, P, S, int64, int64_t)            \
+    F(X, P, S, uint8, uint8_t) F(X, P, S, uint16, uint16_t) F(X, P, S, uint32, uint32_t)        \
+    F(X, P, S, uint64, uint64_t) F(X, P, S, size, size_t) F(X, P, S, ptrdiff, ptrdiff_t)
+/* Standard AMO types (Table 6), also the point-to-point sync types less
+ * short and ushort. */
+#define PPW_SHMEM_AMO_TYPES(F, X, P, S)                                                         \
+    F(X, P, S, int, int) F(X, P, S, long, long) F(X, P, S, longlong, long long)                 \
+    F(X, P, S, uint, unsigned int) F(X, P, S, ulong, unsigned long)                             \
+    F(X, P, S, ulonglong, unsigned long long) F(X, P, S, int32, int32_t)                        \
+    F(X, P, S, int64, int64_t) F(X, P, S, uint32, uint32_t) F(X, P, S, uint64, uint64_t)        \
+    F(X, P, S, size, size_t) F(X, P, S, ptrdiff, ptrdiff_t)
+/* Bitwise AMO types. */
+#define PPW_SHMEM_BITWISE_TYPES(F, X, P, S)                                                     \
+    F(X, P, S, uint, unsigned int) F(X, P, S, ulong, unsigned long)                             \
+    F(X, P, S, ulonglong, unsigned long long) F(X, P, S, int32, int32_t)                        \
+    F(X, P, S, int64, int64_t) F(X, P, S, uint32, uint32_t) F(X, P, S, uint64, uint64_t)
+/* Integer reduction types, and the rest that max, min, sum and prod take. */
+#define PPW_SHMEM_INT_REDUCE_TYPES(F, X, P, S)                                                  \
+    F(X, P, S, short, short) F(X, P, S, int, int) F(X, P, S, long, long)                        \
+    F(X, P, S, longlong, long long)
+#define PPW_SHMEM_REAL_REDUCE_TYPES(F, X, P, S)                                                 \
+    F(X, P, S, float, float) F(X, P, S, double, double) F(X, P, S, longdouble, long double)
+/* (dest, src, nelems, pe) and (dest, src, dst, sst, nelems, pe): forward
+ * the remote address, nelems and pe; p (dest, value, pe) and g (src, pe)
+ * forward the remote address and pe. */
+#define PPW_SHMEM_RMA_ROWS(X, P, S, name, ctype)                                                \
+    X(GASP_SHMEM_PUT, P #name "_put", PPW_OP_PUT,                                              \
+      PPW_SH3(S, 0, 2, 3) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                 \
+    X(GASP_SHMEM_PUT, P #name "_iput", PPW_OP_PUT,                                             \
+      PPW_SH3(S, 0, 4, 5) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                 \
+    X(GASP_SHMEM_PUT_NBI, P #name "_put_nbi", PPW_OP_PUT_NB,                                   \
+      PPW_SH3(S, 0, 2, 3) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                 \
+    X(GASP_SHMEM_P, P #name "_p", PPW_OP_PUT, PPW_SH2(S, 0, 2) | PPW_ELEMENT_SIZE(sizeof(ctype)), \
+      0)                                                                                        \
+    X(GASP_SHMEM_GET, P #name "_get", PPW_OP_GET,                                              \
+      PPW_SH3(S, 1, 2, 3) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                 \
+    X(GASP_SHMEM_GET, P #name "_iget", PPW_OP_GET,                                             \
+      PPW_SH3(S, 1, 4, 5) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                 \
+    X(GASP_SHMEM_GET_NBI, P #name "_get_nbi", PPW_OP_GET_NB,                                   \
+      PPW_SH3(S, 1, 2, 3) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                 \
+    X(GASP_SHMEM_G, P #name "_g", PPW_OP_GET, PPW_SH2(S, 0, 1) | PPW_ELEMENT_SIZE(sizeof(ctype)), \
+      0)
+/* The sized forms: shmem_put32 moves 4-byte elements, putmem bytes. */
+#define PPW_SHMEM_SIZED_ROWS(X, P, S, suffix, bytes)                                            \
+    X(GASP_SHMEM_PUT, P "put" suffix, PPW_OP_PUT, PPW_SH3(S, 0, 2, 3) | PPW_ELEMENT_SIZE(bytes), \
+      0)                                                                                        \
+    X(GASP_SHMEM_PUT_NBI, P "put" suffix "_nbi", PPW_OP_PUT_NB,                                \
+      PPW_SH3(S, 0, 2, 3) | PPW_ELEMENT_SIZE(bytes), 0)                                         \
+    X(GASP_SHMEM_GET, P "get" suffix, PPW_OP_GET, PPW_SH3(S, 1, 2, 3) | PPW_ELEMENT_SIZE(bytes), \
+      0)                                                                                        \
+    X(GASP_SHMEM_GET_NBI, P "get" suffix "_nbi", PPW_OP_GET_NB,                                \
+      PPW_SH3(S, 1, 2, 3) | PPW_ELEMENT_SIZE(bytes), 0)
+#define PPW_SHMEM_STRIDED_ROWS(X, P, S, suffix, bytes)                                          \
+    X(GASP_SHMEM_PUT, P "iput" suffix, PPW_OP_PUT, PPW_SH3(S, 0, 4, 5) | PPW_ELEMENT_SIZE(bytes), \
+      0)                                                                                        \
+    X(GASP_SHMEM_GET, P "iget" suffix, PPW_OP_GET, PPW_SH3(S, 1, 4, 5) | PPW_ELEMENT_SIZE(bytes), \
+      0)
+#define PPW_SHMEM_ALL_SIZES(X, P, S)                                                            \
+    PPW_SHMEM_SIZED_ROWS(X, P, S, "mem", 1)                                                     \
+    PPW_SHMEM_SIZED_ROWS(X, P, S, "8", 1) PPW_SHMEM_STRIDED_ROWS(X, P, S, "8", 1)               \
+    PPW_SHMEM_SIZED_ROWS(X, P, S, "16", 2) PPW_SHMEM_STRIDED_ROWS(X, P, S, "16", 2)             \
+    PPW_SHMEM_SIZED_ROWS(X, P, S, "32", 4) PPW_SHMEM_STRIDED_ROWS(X, P, S, "32", 4)             \
+    PPW_SHMEM_SIZED_ROWS(X, P, S, "64", 8) PPW_SHMEM_STRIDED_ROWS(X, P, S, "64", 8)             \
+    PPW_SHMEM_SIZED_ROWS(X, P, S, "128", 16) PPW_SHMEM_STRIDED_ROWS(X, P, S, "128", 16)
+/* Atomics forward the remote address and pe: (dest, pe), (dest, value,
+ * pe) or (dest, cond, value, pe).  Their results (floating point for some
+ * types) are not forwarded. */
+#define PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, op, pe)                                      \
+    X(GASP_SHMEM_ATOMIC, P #name op, PPW_OP_ATOMIC,                                            \
+      PPW_SH2(S, 0, pe) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)
+#define PPW_SHMEM_AMO_ROWS(X, P, S, name, ctype)                                                \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_fetch_add", 2)                          \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_add", 2)                                \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_fetch_inc", 1)                          \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_inc", 1)                                \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_compare_swap", 3)                       \
+    PPW_SHMEM_EXTENDED_AMO_ROWS(X, P, S, name, ctype)
+#define PPW_SHMEM_EXTENDED_AMO_ROWS(X, P, S, name, ctype)                                       \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_fetch", 1)                              \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_set", 2)                                \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_swap", 2)
+#define PPW_SHMEM_BITWISE_ROWS(X, P, S, name, ctype)                                            \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_and", 2)                                \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_or", 2)                                 \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_xor", 2)                                \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_fetch_and", 2)                          \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_fetch_or", 2)                           \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_atomic_fetch_xor", 2)
+/* The OpenSHMEM 1.3 names, deprecated but still common. */
+#define PPW_SHMEM_OLD_AMO_ROWS(X, P, S, name, ctype)                                            \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_fadd", 2)                                      \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_add", 2)                                       \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_finc", 1)                                      \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_inc", 1)                                       \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_cswap", 3)                                     \
+    PPW_SHMEM_OLD_EXTENDED_ROWS(X, P, S, name, ctype)
+#define PPW_SHMEM_OLD_EXTENDED_ROWS(X, P, S, name, ctype)                                       \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_fetch", 1)                                     \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_set", 2)                                       \
+    PPW_SHMEM_ATOMIC_ROW(X, P, S, name, ctype, "_swap", 2)
+/* (ivar, cmp, value) and (ivar, value): forward the waited-on address. */
+#define PPW_SHMEM_WAIT_ROWS(X, P, S, name, ctype)                                               \
+    X(GASP_SHMEM_WAIT_UNTIL, P #name "_wait_until", PPW_OP_WAIT_ON_VALUE,                      \
+      PPW_ARG(0) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)                                          \
+    X(GASP_SHMEM_WAIT_UNTIL, P #name "_wait", PPW_OP_WAIT_ON_VALUE,                            \
+      PPW_ARG(0) | PPW_ELEMENT_SIZE(sizeof(ctype)), 0)
+/* (dest, src, nreduce, PE_start, logPE_stride, PE_size, pWrk, pSync):
+ * forward nreduce. */
+#define PPW_SHMEM_REDUCE_ROW(X, P, name, op, bytes)                                             \
+    X(GASP_SHMEM_REDUCE, P #name "_" op "_to_all", PPW_OP_GROUP_COMM,                          \
+      PPW_ARG(2) | PPW_ELEMENT_SIZE(bytes), 0)
+#define PPW_SHMEM_INT_REDUCE_ROWS(X, P, S, name, ctype)                                         \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "and", sizeof(ctype))                                      \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "or", sizeof(ctype))                                       \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "xor", sizeof(ctype))                                      \
+    PPW_SHMEM_REAL_REDUCE_ROWS(X, P, S, name, ctype)
+#define PPW_SHMEM_REAL_REDUCE_ROWS(X, P, S, name, ctype)                                        \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "max", sizeof(ctype))                                      \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "min", sizeof(ctype))                                      \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "sum", sizeof(ctype))                                      \
+    PPW_SHMEM_REDUCE_ROW(X, P, name, "prod", sizeof(ctype))
+/* (dest, src, nelems, PE_root, PE_start, logPE_stride, PE_size, pSync):
+ * nelems and the root; collect, fcollect and alltoall: nelems; alltoalls
+ * (dest, src, dst, sst, nelems, ...): nelems. */
+#define PPW_SHMEM_COLLECTIVE_ROWS(X, bits, bytes)                                               \
+    X(GASP_SHMEM_BROADCAST, "shmem_broadcast" bits, PPW_OP_GROUP_COMM,                         \
+      PPW_ARG(2) | PPW_ARG(3) | PPW_ELEMENT_SIZE(bytes), 0)                                     \
+    X(GASP_SHMEM_COLLECT, "shmem_collect" bits, PPW_OP_GROUP_COMM,                             \
+      PPW_ARG(2) | PPW_ELEMENT_SIZE(bytes), 0)                                                  \
+    X(GASP_SHMEM_COLLECT, "shmem_fcollect" bits, PPW_OP_GROUP_COMM,                            \
+      PPW_ARG(2) | PPW_ELEMENT_SIZE(bytes), 0)                                                  \
+    X(GASP_SHMEM_ALLTOALL, "shmem_alltoall" bits, PPW_OP_GROUP_COMM,                           \
+      PPW_ARG(2) | PPW_ELEMENT_SIZE(bytes), 0)                                                  \
+    X(GASP_SHMEM_ALLTOALL, "shmem_alltoalls" bits, PPW_OP_GROUP_COMM,                          \
+      PPW_ARG(4) | PPW_ELEMENT_SIZE(bytes), 0)
+/* Point-to-point sync types: the AMO types and the shorts. */
+#define PPW_SHMEM_SYNC_TYPES(F, X, P, S)                                                        \
+    PPW_SHMEM_AMO_TYPES(F, X, P, S) F(X, P, S, short, short) F(X, P, S, ushort, unsigned short)
+/* The deprecated AMO names' types, and those of their extended forms. */
+#define PPW_SHMEM_OLD_AMO_TYPES(F, X, P, S)                                                     \
+    F(X, P, S, int, int) F(X, P, S, long, long) F(X, P, S, longlong, long long)
+#define PPW_SHMEM_FLOAT_TYPES(F, X, P, S) F(X, P, S, float, float) F(X, P, S, double, double)
+
+/* clang-format off */
+#define PPW_SHMEM_CALLS(X)                                                                      \
+    X(GASP_SHMEM_INIT, "shmem_init", PPW_OP_INIT, 0, 0)                                         \
+    X(GASP_SHMEM_INIT, "shmem_init_thread", PPW_OP_INIT, 0, 0)                                  \
+    X(GASP_SHMEM_INIT, "start_pes", PPW_OP_INIT, 0, 0)                                          \
+    X(GASP_SHMEM_FINALIZE, "shmem_finalize", PPW_OP_TERM, 0, 0)                                 \
+    PPW_SHMEM_RMA_TYPES(PPW_SHMEM_RMA_ROWS, X, "shmem_", 0)                                     \
+    PPW_SHMEM_RMA_TYPES(PPW_SHMEM_RMA_ROWS, X, "shmem_ctx_", 1)                                 \
+    PPW_SHMEM_ALL_SIZES(X, "shmem_", 0)                                                         \
+    PPW_SHMEM_ALL_SIZES(X, "shmem_ctx_", 1)                                                     \
+    PPW_SHMEM_AMO_TYPES(PPW_SHMEM_AMO_ROWS, X, "shmem_", 0)                                     \
+    PPW_SHMEM_AMO_TYPES(PPW_SHMEM_AMO_ROWS, X, "shmem_ctx_", 1)                                 \
+    PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_EXTENDED_AMO_ROWS, X, "shmem_", 0)                          \
+    PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_EXTENDED_AMO_ROWS, X, "shmem_ctx_", 1)                      \
+    PPW_SHMEM_BITWISE_TYPES(PPW_SHMEM_BITWISE_ROWS, X, "shmem_", 0)                             \
+    PPW_SHMEM_BITWISE_TYPES(PPW_SHMEM_BITWISE_ROWS, X, "shmem_ctx_", 1)                         \
+    PPW_SHMEM_OLD_AMO_TYPES(PPW_SHMEM_OLD_AMO_ROWS, X, "shmem_", 0)                             \
+    PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_OLD_EXTENDED_ROWS, X, "shmem_", 0)                          \
+    X(GASP_SHMEM_FENCE, "shmem_fence", PPW_OP_ONE_SIDED_SYNC, 0, 0)                             \
+    X(GASP_SHMEM_FENCE, "shmem_ctx_fence", PPW_OP_ONE_SIDED_SYNC, 0, 0)                         \
+    X(GASP_SHMEM_QUIET, "shmem_quiet", PPW_OP_ONE_SIDED_SYNC, 0, 0)                             \
+    X(GASP_SHMEM_QUIET, "shmem_ctx_quiet", PPW_OP_ONE_SIDED_SYNC, 0, 0)                         \
+    X(GASP_SHMEM_BARRIER, "shmem_barrier_all", PPW_OP_GROUP_SYNC, 0, 0)                         \
+    X(GASP_SHMEM_BARRIER, "shmem_barrier", PPW_OP_GROUP_SYNC, 0, 0)                             \
+    X(GASP_SHMEM_BARRIER, "shmem_sync_all", PPW_OP_GROUP_SYNC, 0, 0)                            \
+    X(GASP_SHMEM_BARRIER, "shmem_sync", PPW_OP_GROUP_SYNC, 0, 0)                                \
+    X(GASP_SHMEM_SET_LOCK, "shmem_set_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 0)                \
+    X(GASP_SHMEM_TEST_LOCK, "shmem_test_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)              \
+    X(GASP_SHMEM_CLEAR_LOCK, "shmem_clear_lock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 0)            \
+    PPW_SHMEM_SYNC_TYPES(PPW_SHMEM_WAIT_ROWS, X, "shmem_", 0)                                   \
+    X(GASP_SHMEM_WAIT_UNTIL, "shmem_wait_until", PPW_OP_WAIT_ON_VALUE,                          \
+      PPW_ARG(0) | PPW_ELEMENT_SIZE(sizeof(long)), 0)                                           \
+    X(GASP_SHMEM_WAIT_UNTIL, "shmem_wait", PPW_OP_WAIT_ON_VALUE,                                \
+      PPW_ARG(0) | PPW_ELEMENT_SIZE(sizeof(long)), 0)                                           \
+    PPW_SHMEM_COLLECTIVE_ROWS(X, "32", 4)                                                       \
+    PPW_SHMEM_COLLECTIVE_ROWS(X, "64", 8)                                                       \
+    PPW_SHMEM_INT_REDUCE_TYPES(PPW_SHMEM_INT_REDUCE_ROWS, X, "shmem_", 0)                       \
+    PPW_SHMEM_REAL_REDUCE_TYPES(PPW_SHMEM_REAL_REDUCE_ROWS, X, "shmem_", 0)                     \
+    PPW_SHMEM_REDUCE_ROW(X, "shmem_", complexf, "sum", 2 * sizeof(float))                       \
+    PPW_SHMEM_REDUCE_ROW(X, "shmem_", complexf, "prod", 2 * sizeof(float))                      \
+    PPW_SHMEM_REDUCE_ROW(X, "shmem_", complexd, "sum", 2 * sizeof(double))                      \
+    PPW_SHMEM_REDUCE_ROW(X, "shmem_", complexd, "prod", 2 * sizeof(double))                     \
+    /* allocation in the symmetric heap: (size), (alignment, size), */                          \
+    /* (count, size), (ptr, size), (ptr) */                                                     \
+    X(GASP_SHMEM_MALLOC, "shmem_malloc", PPW_OP_GLOBAL_ALLOC, PPW_ARG(0), 1)                    \
+    X(GASP_SHMEM_MALLOC, "shmem_align", PPW_OP_GLOBAL_ALLOC, PPW_ARG(1), 1)                     \
+    X(GASP_SHMEM_MALLOC, "shmalloc", PPW_OP_GLOBAL_ALLOC, PPW_ARG(0), 1)                        \
+    X(GASP_SHMEM_MALLOC, "shmemalign", PPW_OP_GLOBAL_ALLOC, PPW_ARG(1), 1)                      \
+    X(GASP_SHMEM_CALLOC, "shmem_calloc", PPW_OP_GLOBAL_ALLOC, PPW_ARG(0) | PPW_ARG(1), 1)       \
+    X(GASP_SHMEM_REALLOC, "shmem_realloc", PPW_OP_GLOBAL_ALLOC, PPW_ARG(0) | PPW_ARG(1), 1)     \
+    X(GASP_SHMEM_REALLOC, "shrealloc", PPW_OP_GLOBAL_ALLOC, PPW_ARG(0) | PPW_ARG(1), 1)         \
+    X(GASP_SHMEM_FREE, "shmem_free", PPW_OP_GLOBAL_FREE, PPW_ARG(0), 0)                         \
+    X(GASP_SHMEM_FREE, "shfree", PPW_OP_GLOBAL_FREE, PPW_ARG(0), 0)
+/* clang-format on */
 
 /* clang-format off */
 #define PPW_GASP_CALLS(X)                                                                       \
@@ -176,7 +411,8 @@ enum ppw_op {
     /* (size, disp_unit, info, comm, &base, &win): size, disp_unit, comm, &base, &win */        \
     X(GASP_MPI_WIN_ALLOCATE, "MPI_Win_allocate", PPW_OP_GLOBAL_ALLOC, 0x3bu, 1)                 \
     X(GASP_MPI_WIN_ALLOCATE, "MPI_Win_allocate_shared", PPW_OP_GLOBAL_ALLOC, 0x3bu, 1)          \
-    X(GASP_MPI_WIN_FREE, "MPI_Win_free", PPW_OP_GLOBAL_FREE, PPW_ARG(0), 1)
+    X(GASP_MPI_WIN_FREE, "MPI_Win_free", PPW_OP_GLOBAL_FREE, PPW_ARG(0), 1)                     \
+    PPW_SHMEM_CALLS(X)
 /* clang-format on */
 
 /* Every tag, once, with its symbolic name (for --inst-only files and for
@@ -257,7 +493,31 @@ enum ppw_op {
     X(GASP_MPI_WIN_WAIT, "GASP_MPI_WIN_WAIT", PPW_OP_ONE_SIDED_SYNC)                            \
     X(GASP_MPI_WIN_CREATE, "GASP_MPI_WIN_CREATE", PPW_OP_GLOBAL_ALLOC)                          \
     X(GASP_MPI_WIN_ALLOCATE, "GASP_MPI_WIN_ALLOCATE", PPW_OP_GLOBAL_ALLOC)                      \
-    X(GASP_MPI_WIN_FREE, "GASP_MPI_WIN_FREE", PPW_OP_GLOBAL_FREE)
+    X(GASP_MPI_WIN_FREE, "GASP_MPI_WIN_FREE", PPW_OP_GLOBAL_FREE)                               \
+    X(GASP_SHMEM_INIT, "GASP_SHMEM_INIT", PPW_OP_INIT)                                          \
+    X(GASP_SHMEM_FINALIZE, "GASP_SHMEM_FINALIZE", PPW_OP_TERM)                                  \
+    X(GASP_SHMEM_PUT, "GASP_SHMEM_PUT", PPW_OP_PUT)                                             \
+    X(GASP_SHMEM_P, "GASP_SHMEM_P", PPW_OP_PUT)                                                 \
+    X(GASP_SHMEM_PUT_NBI, "GASP_SHMEM_PUT_NBI", PPW_OP_PUT_NB)                                  \
+    X(GASP_SHMEM_GET, "GASP_SHMEM_GET", PPW_OP_GET)                                             \
+    X(GASP_SHMEM_G, "GASP_SHMEM_G", PPW_OP_GET)                                                 \
+    X(GASP_SHMEM_GET_NBI, "GASP_SHMEM_GET_NBI", PPW_OP_GET_NB)                                  \
+    X(GASP_SHMEM_ATOMIC, "GASP_SHMEM_ATOMIC", PPW_OP_ATOMIC)                                    \
+    X(GASP_SHMEM_FENCE, "GASP_SHMEM_FENCE", PPW_OP_ONE_SIDED_SYNC)                              \
+    X(GASP_SHMEM_QUIET, "GASP_SHMEM_QUIET", PPW_OP_ONE_SIDED_SYNC)                              \
+    X(GASP_SHMEM_BARRIER, "GASP_SHMEM_BARRIER", PPW_OP_GROUP_SYNC)                              \
+    X(GASP_SHMEM_SET_LOCK, "GASP_SHMEM_SET_LOCK", PPW_OP_LOCK_ACQUIRE)                          \
+    X(GASP_SHMEM_TEST_LOCK, "GASP_SHMEM_TEST_LOCK", PPW_OP_LOCK_ACQUIRE)                        \
+    X(GASP_SHMEM_CLEAR_LOCK, "GASP_SHMEM_CLEAR_LOCK", PPW_OP_LOCK_RELEASE)                      \
+    X(GASP_SHMEM_WAIT_UNTIL, "GASP_SHMEM_WAIT_UNTIL", PPW_OP_WAIT_ON_VALUE)                     \
+    X(GASP_SHMEM_BROADCAST, "GASP_SHMEM_BROADCAST", PPW_OP_GROUP_COMM)                          \
+    X(GASP_SHMEM_COLLECT, "GASP_SHMEM_COLLECT", PPW_OP_GROUP_COMM)                              \
+    X(GASP_SHMEM_ALLTOALL, "GASP_SHMEM_ALLTOALL", PPW_OP_GROUP_COMM)                            \
+    X(GASP_SHMEM_REDUCE, "GASP_SHMEM_REDUCE", PPW_OP_GROUP_COMM)                                \
+    X(GASP_SHMEM_MALLOC, "GASP_SHMEM_MALLOC", PPW_OP_GLOBAL_ALLOC)                              \
+    X(GASP_SHMEM_CALLOC, "GASP_SHMEM_CALLOC", PPW_OP_GLOBAL_ALLOC)                              \
+    X(GASP_SHMEM_REALLOC, "GASP_SHMEM_REALLOC", PPW_OP_GLOBAL_ALLOC)                            \
+    X(GASP_SHMEM_FREE, "GASP_SHMEM_FREE", PPW_OP_GLOBAL_FREE)
 
 
 /* The data an MPI event says it moves, from its START operands (the
@@ -331,6 +591,31 @@ static inline int ppw_gasp_moved_elements(unsigned tag, const uint64_t *args, ui
         out->count[0] = (int64_t)args[0], out->type[0] = args[1];
         return 1;
     }
+}
+
+/* The bytes an OpenSHMEM event moves, from its START operands (the rows
+ * above: the element size comes last), or 0. */
+static inline uint64_t ppw_gasp_shmem_bytes(unsigned tag, const uint64_t *args, uint32_t nargs)
+{
+    switch (tag) {
+    case GASP_SHMEM_PUT: /* addr nelems pe size */
+    case GASP_SHMEM_PUT_NBI:
+    case GASP_SHMEM_GET:
+    case GASP_SHMEM_GET_NBI: return nargs >= 4 ? args[1] * args[3] : 0;
+    case GASP_SHMEM_P: /* addr pe size */
+    case GASP_SHMEM_G:
+    case GASP_SHMEM_ATOMIC: return nargs >= 3 ? args[2] : 0;
+    case GASP_SHMEM_BROADCAST: /* nelems root size */ return nargs >= 3 ? args[0] * args[2] : 0;
+    case GASP_SHMEM_COLLECT: /* nelems size */
+    case GASP_SHMEM_ALLTOALL:
+    case GASP_SHMEM_REDUCE: return nargs >= 2 ? args[0] * args[1] : 0;
+    default: return 0;
+    }
+}
+
+static inline int ppw_gasp_tag_is_shmem(unsigned tag)
+{
+    return tag >= GASP_SHMEM_INIT && tag <= GASP_SHMEM_LAST;
 }
 
 /* Whether a tag is one of MPI's (their events tell the PMPI wrappers that

@@ -17,7 +17,126 @@
 #include <stdint.h>
 #include <string.h>
 
-#define PPW_ARG(k) (1u << (k))
+#include "ppw/gasp_events.h" /* PPW_ARG and OpenSHMEM's type lists */
+
+/* OpenSHMEM, one row per typed variant (the type lists of
+ * ppw/gasp_events.h): a put, p or atomic writes its remote destination
+ * (the symmetric variable, named as on the calling PE) from its source; a
+ * get writes its local destination; a wait completes the remote writes
+ * into the variable it waits on, and a collective writes its destination.
+ * The context forms (shmem_ctx_*) take the context first: one operand on. */
+#define PPW_SHMEM_LC_RMA(X, P, S, name, ctype)                                             \
+    X(shmem_##name##_put, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                    \
+    X(shmem_##name##_put_nbi, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                \
+    X(shmem_##name##_iput, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, -1)                   \
+    X(shmem_##name##_p, PPW_ARG(0), PPW_ARG(1), -1, -1)                                   \
+    X(shmem_##name##_get, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                    \
+    X(shmem_##name##_get_nbi, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                \
+    X(shmem_##name##_iget, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, -1)
+#define PPW_SHMEM_LC_CTX_RMA(X, P, S, name, ctype)                                         \
+    X(shmem_ctx_##name##_put, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                \
+    X(shmem_ctx_##name##_put_nbi, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)            \
+    X(shmem_ctx_##name##_iput, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(5), -1, -1)               \
+    X(shmem_ctx_##name##_p, PPW_ARG(1), PPW_ARG(2), -1, -1)                               \
+    X(shmem_ctx_##name##_get, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                \
+    X(shmem_ctx_##name##_get_nbi, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)            \
+    X(shmem_ctx_##name##_iget, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(5), -1, -1)
+#define PPW_SHMEM_LC_SIZED(X, kind)                                                        \
+    X(shmem_put##kind, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                       \
+    X(shmem_put##kind##_nbi, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                 \
+    X(shmem_get##kind, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                       \
+    X(shmem_get##kind##_nbi, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                 \
+    X(shmem_ctx_put##kind, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                   \
+    X(shmem_ctx_put##kind##_nbi, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)             \
+    X(shmem_ctx_get##kind, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)                   \
+    X(shmem_ctx_get##kind##_nbi, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(3), -1, -1)
+#define PPW_SHMEM_LC_STRIDED(X, bits)                                                      \
+    X(shmem_iput##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, -1)                      \
+    X(shmem_iget##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, -1)                      \
+    X(shmem_ctx_iput##bits, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(5), -1, -1)                  \
+    X(shmem_ctx_iget##bits, PPW_ARG(1), PPW_ARG(2) | PPW_ARG(5), -1, -1)
+/* Atomics: (dest, value, pe), (dest, pe), (dest, cond, value, pe). */
+#define PPW_SHMEM_LC_AMO(X, P, S, name, ctype)                                             \
+    X(shmem_##name##_atomic_fetch_add, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)       \
+    X(shmem_##name##_atomic_add, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)             \
+    X(shmem_##name##_atomic_fetch_inc, PPW_ARG(0), PPW_ARG(0), -1, -1)                    \
+    X(shmem_##name##_atomic_inc, PPW_ARG(0), PPW_ARG(0), -1, -1)                          \
+    X(shmem_##name##_atomic_compare_swap, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), -1, -1) \
+    PPW_SHMEM_LC_EXTENDED_AMO(X, P, S, name, ctype)
+#define PPW_SHMEM_LC_EXTENDED_AMO(X, P, S, name, ctype)                                    \
+    X(shmem_##name##_atomic_set, PPW_ARG(0), PPW_ARG(1), -1, -1)                          \
+    X(shmem_##name##_atomic_swap, PPW_ARG(0), PPW_ARG(1), -1, -1)
+#define PPW_SHMEM_LC_CTX_AMO(X, P, S, name, ctype)                                         \
+    X(shmem_ctx_##name##_atomic_fetch_add, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)   \
+    X(shmem_ctx_##name##_atomic_add, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)         \
+    X(shmem_ctx_##name##_atomic_fetch_inc, PPW_ARG(1), PPW_ARG(1), -1, -1)                \
+    X(shmem_ctx_##name##_atomic_inc, PPW_ARG(1), PPW_ARG(1), -1, -1)                      \
+    X(shmem_ctx_##name##_atomic_compare_swap, PPW_ARG(1),                                 \
+      PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), -1, -1)                                       \
+    PPW_SHMEM_LC_CTX_EXTENDED_AMO(X, P, S, name, ctype)
+#define PPW_SHMEM_LC_CTX_EXTENDED_AMO(X, P, S, name, ctype)                                \
+    X(shmem_ctx_##name##_atomic_set, PPW_ARG(1), PPW_ARG(2), -1, -1)                      \
+    X(shmem_ctx_##name##_atomic_swap, PPW_ARG(1), PPW_ARG(2), -1, -1)
+#define PPW_SHMEM_LC_BITWISE(X, P, S, name, ctype)                                         \
+    X(shmem_##name##_atomic_and, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)             \
+    X(shmem_##name##_atomic_or, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)              \
+    X(shmem_##name##_atomic_xor, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)             \
+    X(shmem_##name##_atomic_fetch_and, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)       \
+    X(shmem_##name##_atomic_fetch_or, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)        \
+    X(shmem_##name##_atomic_fetch_xor, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)
+#define PPW_SHMEM_LC_OLD_AMO(X, P, S, name, ctype)                                         \
+    X(shmem_##name##_fadd, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                   \
+    X(shmem_##name##_add, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                    \
+    X(shmem_##name##_finc, PPW_ARG(0), PPW_ARG(0), -1, -1)                                \
+    X(shmem_##name##_inc, PPW_ARG(0), PPW_ARG(0), -1, -1)                                 \
+    X(shmem_##name##_cswap, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), -1, -1)     \
+    PPW_SHMEM_LC_OLD_EXTENDED(X, P, S, name, ctype)
+#define PPW_SHMEM_LC_OLD_EXTENDED(X, P, S, name, ctype)                                    \
+    X(shmem_##name##_set, PPW_ARG(0), PPW_ARG(1), -1, -1)                                 \
+    X(shmem_##name##_swap, PPW_ARG(0), PPW_ARG(1), -1, -1)
+#define PPW_SHMEM_LC_WAIT(X, P, S, name, ctype)                                            \
+    X(shmem_##name##_wait_until, PPW_ARG(0), 0, -1, -1)                                   \
+    X(shmem_##name##_wait, PPW_ARG(0), 0, -1, -1)
+#define PPW_SHMEM_LC_COLLECTIVES(X, bits)                                                  \
+    X(shmem_broadcast##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                 \
+    X(shmem_collect##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                   \
+    X(shmem_fcollect##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                  \
+    X(shmem_alltoall##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)                  \
+    X(shmem_alltoalls##bits, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(4), -1, -1)
+#define PPW_SHMEM_LC_REDUCE_OP(X, name, op)                                                \
+    X(shmem_##name##_##op##_to_all, PPW_ARG(0), PPW_ARG(1) | PPW_ARG(2), -1, -1)
+#define PPW_SHMEM_LC_REAL_REDUCE(X, P, S, name, ctype)                                     \
+    PPW_SHMEM_LC_REDUCE_OP(X, name, max) PPW_SHMEM_LC_REDUCE_OP(X, name, min)             \
+    PPW_SHMEM_LC_REDUCE_OP(X, name, sum) PPW_SHMEM_LC_REDUCE_OP(X, name, prod)
+#define PPW_SHMEM_LC_INT_REDUCE(X, P, S, name, ctype)                                      \
+    PPW_SHMEM_LC_REDUCE_OP(X, name, and) PPW_SHMEM_LC_REDUCE_OP(X, name, or)              \
+    PPW_SHMEM_LC_REDUCE_OP(X, name, xor) PPW_SHMEM_LC_REAL_REDUCE(X, P, S, name, ctype)
+
+#define PPW_SHMEM_LIBCALLS(X)                                                              \
+    PPW_SHMEM_RMA_TYPES(PPW_SHMEM_LC_RMA, X, , 0)                                         \
+    PPW_SHMEM_RMA_TYPES(PPW_SHMEM_LC_CTX_RMA, X, , 1)                                     \
+    PPW_SHMEM_LC_SIZED(X, mem) PPW_SHMEM_LC_SIZED(X, 8) PPW_SHMEM_LC_SIZED(X, 16)         \
+    PPW_SHMEM_LC_SIZED(X, 32) PPW_SHMEM_LC_SIZED(X, 64) PPW_SHMEM_LC_SIZED(X, 128)        \
+    PPW_SHMEM_LC_STRIDED(X, 8) PPW_SHMEM_LC_STRIDED(X, 16) PPW_SHMEM_LC_STRIDED(X, 32)    \
+    PPW_SHMEM_LC_STRIDED(X, 64) PPW_SHMEM_LC_STRIDED(X, 128)                              \
+    PPW_SHMEM_AMO_TYPES(PPW_SHMEM_LC_AMO, X, , 0)                                         \
+    PPW_SHMEM_AMO_TYPES(PPW_SHMEM_LC_CTX_AMO, X, , 1)                                     \
+    PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_LC_EXTENDED_AMO, X, , 0)                              \
+    PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_LC_CTX_EXTENDED_AMO, X, , 1)                          \
+    PPW_SHMEM_BITWISE_TYPES(PPW_SHMEM_LC_BITWISE, X, , 0)                                 \
+    PPW_SHMEM_OLD_AMO_TYPES(PPW_SHMEM_LC_OLD_AMO, X, , 0)                                 \
+    PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_LC_OLD_EXTENDED, X, , 0)                              \
+    PPW_SHMEM_SYNC_TYPES(PPW_SHMEM_LC_WAIT, X, , 0)                                       \
+    X(shmem_wait_until, PPW_ARG(0), 0, -1, -1)                                            \
+    X(shmem_wait, PPW_ARG(0), 0, -1, -1)                                                  \
+    X(shmem_set_lock, PPW_ARG(0), 0, -1, -1)                                              \
+    X(shmem_test_lock, PPW_ARG(0), 0, -1, -1)                                             \
+    X(shmem_clear_lock, PPW_ARG(0), 0, -1, -1)                                            \
+    PPW_SHMEM_LC_COLLECTIVES(X, 32) PPW_SHMEM_LC_COLLECTIVES(X, 64)                       \
+    PPW_SHMEM_INT_REDUCE_TYPES(PPW_SHMEM_LC_INT_REDUCE, X, , 0)                           \
+    PPW_SHMEM_REAL_REDUCE_TYPES(PPW_SHMEM_LC_REAL_REDUCE, X, , 0)                         \
+    PPW_SHMEM_LC_REDUCE_OP(X, complexf, sum) PPW_SHMEM_LC_REDUCE_OP(X, complexf, prod)     \
+    PPW_SHMEM_LC_REDUCE_OP(X, complexd, sum) PPW_SHMEM_LC_REDUCE_OP(X, complexd, prod)
 
 #define PPW_LIBCALLS(X)                                                                      \
     /* memory and strings */                                                              \
@@ -122,7 +241,8 @@
     X(MPI_Waitany, PPW_ARG(1) | PPW_ARG(2) | PPW_ARG(3), PPW_ARG(1), -1, -1)              \
     X(MPI_Test, PPW_ARG(0) | PPW_ARG(1) | PPW_ARG(2), PPW_ARG(0), -1, -1)                 \
     X(MPI_Comm_rank, PPW_ARG(1), PPW_ARG(0), -1, -1)                                      \
-    X(MPI_Comm_size, PPW_ARG(1), PPW_ARG(0), -1, -1)
+    X(MPI_Comm_size, PPW_ARG(1), PPW_ARG(0), -1, -1)                                      \
+    PPW_SHMEM_LIBCALLS(X)
 
 struct ppw_libcall {
     const char *name;

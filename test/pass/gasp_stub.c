@@ -115,7 +115,7 @@ void gasp_event_notify(gasp_context_t context, unsigned int tag, gasp_evttype_t 
                                                                        : file
                                                     : "(null)",
                         line, col);
-    int operands = __builtin_popcount(call_rows[row].mask) +
+    int operands = (int)ppw_gasp_row_varargs(call_rows[row].mask) +
                    (type == GASP_END ? call_rows[row].has_result : 0);
     for (int i = 0; i < operands && used < 200; i++)
         used += snprintf(text + used, 256 - (size_t)used, " %#llx",

@@ -1,6 +1,7 @@
 /* The GASP call table's invariants (ppw/gasp_events.h): rows that share a
- * tag agree on the forwarded operands and on has_result, every tag in the
- * call table has a name in PPW_GASP_TAGS, and names and tags are unique. */
+ * tag agree on the forwarded operands, on carrying an element size and on
+ * has_result, every tag in the call table has a name in PPW_GASP_TAGS, and
+ * names and tags are unique. */
 #include <stdio.h>
 #include <string.h>
 
@@ -49,7 +50,8 @@ int main(void)
                 failures++;
             }
             if (calls[i].tag == calls[j].tag &&
-                (__builtin_popcount(calls[i].mask) != __builtin_popcount(calls[j].mask) ||
+                (ppw_gasp_row_varargs(calls[i].mask) != ppw_gasp_row_varargs(calls[j].mask) ||
+                 !PPW_ELEMENT_SIZE_OF(calls[i].mask) != !PPW_ELEMENT_SIZE_OF(calls[j].mask) ||
                  calls[i].has_result != calls[j].has_result)) {
                 printf("FAIL: %s and %s share a tag but not its varargs\n", calls[i].callee,
                        calls[j].callee);

@@ -86,14 +86,15 @@ static const struct {
                                "use shared memory (threads) within a node, or a decomposition "
                                "that communicates less (Coven)"},
     [PATTERN_SMALL_ONE_SIDED] = {"small-one-sided", "many small puts or gets",
-                                 "aggregate them: one put or get of the contiguous block, or of "
-                                 "a derived datatype (MPI_Type_vector) for strided data"},
+                                 "aggregate them: one put or get of the contiguous block, or a "
+                                 "strided form (an MPI_Type_vector datatype, shmem_iput) for "
+                                 "strided data"},
     [PATTERN_ONE_SIDED_SYNC] = {"one-sided-sync-wait",
                                 "wait in one-sided synchronization (fence, flush, epoch)",
                                 "balance the work between synchronizations across ranks, or "
                                 "synchronize only the ranks that communicate (post/start/"
                                 "complete/wait, or passive target with flushes)"},
-    [PATTERN_WINDOW_LOCK] = {"window-lock-contention", "contention for a window lock",
+    [PATTERN_WINDOW_LOCK] = {"window-lock-contention", "contention for a window or SHMEM lock",
                              "hold the lock for less time (compute outside the epoch), take a "
                              "shared lock where the accesses allow (accumulates are atomic "
                              "under it), or spread the data over several ranks' windows"},
@@ -286,10 +287,9 @@ static bool is_comm_op(uint32_t op)
            is_one_sided_transfer(op) || op == PPW_OP_ONE_SIDED_SYNC;
 }
 
-bool is_mpi_tag(uint32_t tag)
+bool is_process_comm_tag(uint32_t tag)
 {
-    const char *name = ppw_run_tag_name(tag);
-    return name && strncmp(name, "GASP_MPI_", 9) == 0;
+    return ppw_gasp_tag_is_mpi(tag) || ppw_gasp_tag_is_shmem(tag);
 }
 
 /* The wait pattern of an operation, or PATTERN_COUNT for none. */
@@ -298,14 +298,14 @@ static enum analyze_pattern wait_pattern(const struct ppw_run_region *g)
     switch (g->op) {
     case PPW_OP_GROUP_SYNC: return PATTERN_BARRIER_WAIT;
     case PPW_OP_LOCK_ACQUIRE:
-    case PPW_OP_LOCK_RELEASE: /* an MPI lock is a window's */
-        return is_mpi_tag(g->tag) ? PATTERN_WINDOW_LOCK : PATTERN_LOCK_CONTENTION;
+    case PPW_OP_LOCK_RELEASE: /* an MPI lock is a window's; SHMEM's live in symmetric memory */
+        return is_process_comm_tag(g->tag) ? PATTERN_WINDOW_LOCK : PATTERN_LOCK_CONTENTION;
     case PPW_OP_ONE_SIDED_SYNC: return PATTERN_ONE_SIDED_SYNC;
     case PPW_OP_WAIT_ON_VALUE: return PATTERN_CONDITION_WAIT;
     case PPW_OP_RECV:
     case PPW_OP_COMM_SYNC: return PATTERN_LATE_SENDER;
     case PPW_OP_SEND: return PATTERN_LATE_RECEIVER;
-    case PPW_OP_GROUP_COMM: return is_mpi_tag(g->tag) ? PATTERN_COLLECTIVE_WAIT : PATTERN_COUNT;
+    case PPW_OP_GROUP_COMM: return is_process_comm_tag(g->tag) ? PATTERN_COLLECTIVE_WAIT : PATTERN_COUNT;
     default: return PATTERN_COUNT;
     }
 }
@@ -314,7 +314,7 @@ static enum analyze_pattern wait_pattern(const struct ppw_run_region *g)
 static double baseline_ns(const struct ppw_baseline *b, const struct ppw_run_region *g,
                           unsigned parties)
 {
-    bool mpi = is_mpi_tag(g->tag);
+    bool mpi = is_process_comm_tag(g->tag);
     switch (g->op) {
     case PPW_OP_GROUP_SYNC:
         if (mpi)
@@ -626,7 +626,7 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
         const struct ppw_run *run = e->in->units[u].run;
         for (size_t r = 0; r < run->region_count && !rc; r++) {
             const struct ppw_run_region *get = &run->regions[r];
-            if (!is_mpi_tag(get->tag) || get->op != PPW_OP_GET)
+            if (!ppw_gasp_tag_is_mpi(get->tag) || get->op != PPW_OP_GET)
                 continue;
             double lost = 0;
             uint64_t calls = 0, at_once = 0;
@@ -815,7 +815,7 @@ static int collect_waits(struct engine *e, struct ppw_err *err)
                 /* Data takes its transfer time at the baseline's bandwidth:
                  * only time beyond it is waiting. */
                 double expected = (double)calls * base;
-                if (is_mpi_tag(g->tag))
+                if (is_process_comm_tag(g->tag))
                     expected += region_bytes(&run->threads[t], g->id) * e->b->mpi_ns_per_byte;
                 double wait = ns - expected;
                 wait = wait > 0 ? wait : 0;
@@ -857,7 +857,7 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
         double base = s->calls ? s->expected_ns / (double)s->calls : 0;
         if (s->calls == 0 || mean <= e->t->baseline_factor * base || s->wait_ns <= 0)
             continue; /* the baseline filter: this costs what it costs here */
-        if (is_mpi_tag(s->region->tag) && small_and_many(e, s->calls, mean))
+        if (is_process_comm_tag(s->region->tag) && small_and_many(e, s->calls, mean))
             continue; /* frequency: the per-message cost, not a wait (small transfers) */
         unsigned hi = 0, lo = 0;
         for (unsigned k = 1; k < s->groups; k++) {
@@ -870,7 +870,7 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
             return PPW_ENOMEM;
         /* A finding that stays (over --min-loss) holds its calls' whole
          * time, as communication-bound sees it. */
-        if (is_mpi_tag(s->region->tag) && f->lost_pct >= e->t->min_loss_pct)
+        if (is_process_comm_tag(s->region->tag) && f->lost_pct >= e->t->min_loss_pct)
             e->explained_comm_ns += s->wait_ns + s->machine_ns + s->noise_ns;
         where_region(f, s->region, e->in->view.graph, e->in->view.names);
         setf(f->variable, sizeof f->variable, "%s", s->variable);
@@ -908,7 +908,7 @@ static int find_small_transfers(struct engine *e, struct ppw_err *err)
         for (size_t r = 0; r < run->region_count; r++) {
             const struct ppw_run_region *g = &run->regions[r];
             bool one_sided = g->op != PPW_OP_ATOMIC && is_one_sided_transfer(g->op);
-            if (!is_mpi_tag(g->tag) ||
+            if (!is_process_comm_tag(g->tag) ||
                 (!one_sided && g->op != PPW_OP_SEND && g->op != PPW_OP_RECV &&
                  g->op != PPW_OP_SEND_NB && g->op != PPW_OP_RECV_NB))
                 continue;
@@ -1007,7 +1007,7 @@ static int find_coven(struct engine *e, struct ppw_err *err)
                 runqueue += (double)run->threads[t].runqueue_ns;
             for (size_t r = 0; r < run->region_count; r++) {
                 const struct ppw_run_region *g = &run->regions[r];
-                if (!is_mpi_tag(g->tag) || !is_comm_op(g->op))
+                if (!is_process_comm_tag(g->tag) || !is_comm_op(g->op))
                     continue;
                 double ns;
                 uint64_t calls;
@@ -1065,7 +1065,7 @@ static int find_coven(struct engine *e, struct ppw_err *err)
                 setf(volume, sizeof volume, "; %.1f MB moved, %.2f GB/s while communicating",
                      bytes / 1e6, bytes / comm);
             setf(f->evidence, sizeof f->evidence,
-                 "%.3f s in MPI calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%); "
+                 "%.3f s in communication calls of %.3f s rank-seconds: %.1f%% (threshold %.0f%%); "
                  "longest at one site: %.3f s%s",
                  ns_to_s(comm), ns_to_s(rank_ns), comm_pct, e->t->comm_pct, ns_to_s(top_ns),
                  volume);

@@ -140,7 +140,8 @@ double region_variance_on_thread(const struct ppw_run_thread *t, uint32_t id);
 /* The inclusive wall time of thread t (NULL: none) in the regions that match. */
 double time_in_regions(const struct ppw_run *run, const struct ppw_run_thread *t,
                        bool (*match)(const struct ppw_run_region *g));
-bool is_mpi_tag(uint32_t tag);
+/* Whether a tag is communication between processes: MPI or OpenSHMEM. */
+bool is_process_comm_tag(uint32_t tag);
 struct analyze_finding *new_finding(struct engine *e, enum analyze_pattern p, double lost_ns,
                                     struct ppw_err *err);
 /* The wait every finding so far explains. */

@@ -77,12 +77,13 @@ static bool waiting_op(uint32_t op)
 static bool blocking_region(const struct ppw_run_region *g)
 {
     if (g->op == PPW_OP_INIT || g->op == PPW_OP_TERM)
-        return is_mpi_tag(g->tag);
+        return is_process_comm_tag(g->tag);
     return g->op == PPW_OP_JOIN || waiting_op(g->op);
 }
 
 /* Whether a sampled frame is a waiting call of the GASP table (by name:
- * glibc's symbols add underscores, MPI's profiling layer a P).  Not joins:
+ * glibc's symbols add underscores, MPI's and OpenSHMEM's profiling layers
+ * a P).  Not joins:
  * a taskwait runs other tasks. */
 static bool blocking_frame(const char *function)
 {
@@ -98,7 +99,7 @@ static bool blocking_frame(const char *function)
         return false;
     while (*function == '_')
         function++;
-    if (strncmp(function, "PMPI_", 5) == 0)
+    if (strncmp(function, "PMPI_", 5) == 0 || strncmp(function, "pshmem_", 7) == 0)
         function++;
     for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
         const char *name = calls[i].name;

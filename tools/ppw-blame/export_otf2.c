@@ -187,6 +187,28 @@ static void mpi_role(uint32_t tag, OTF2_RegionRole *role)
     }
 }
 
+static void shmem_role(uint32_t tag, OTF2_RegionRole *role)
+{
+    switch (tag) {
+    case GASP_SHMEM_INIT:
+    case GASP_SHMEM_FINALIZE: *role = OTF2_REGION_ROLE_FUNCTION; break;
+    case GASP_SHMEM_BARRIER: *role = OTF2_REGION_ROLE_BARRIER; break;
+    case GASP_SHMEM_BROADCAST: *role = OTF2_REGION_ROLE_COLL_ONE2ALL; break;
+    case GASP_SHMEM_COLLECT:
+    case GASP_SHMEM_ALLTOALL:
+    case GASP_SHMEM_REDUCE: *role = OTF2_REGION_ROLE_COLL_ALL2ALL; break;
+    case GASP_SHMEM_MALLOC:
+    case GASP_SHMEM_CALLOC: *role = OTF2_REGION_ROLE_ALLOCATE; break;
+    case GASP_SHMEM_REALLOC: *role = OTF2_REGION_ROLE_REALLOCATE; break;
+    case GASP_SHMEM_FREE: *role = OTF2_REGION_ROLE_DEALLOCATE; break;
+    case GASP_SHMEM_SET_LOCK:
+    case GASP_SHMEM_TEST_LOCK:
+    case GASP_SHMEM_CLEAR_LOCK:
+    case GASP_SHMEM_WAIT_UNTIL: *role = OTF2_REGION_ROLE_FUNCTION; break;
+    default: *role = OTF2_REGION_ROLE_RMA;
+    }
+}
+
 /* OTF2's role and paradigm for a GASP region. */
 static void region_kind(uint32_t tag, uint32_t op, OTF2_RegionRole *role, OTF2_Paradigm *paradigm)
 {
@@ -195,6 +217,9 @@ static void region_kind(uint32_t tag, uint32_t op, OTF2_RegionRole *role, OTF2_P
     if (ppw_gasp_tag_is_mpi(tag)) {
         *paradigm = OTF2_PARADIGM_MPI;
         mpi_role(tag, role);
+    } else if (ppw_gasp_tag_is_shmem(tag)) {
+        *paradigm = OTF2_PARADIGM_SHMEM;
+        shmem_role(tag, role);
     } else if (tag >= GASP_PTHREAD_CREATE && tag <= GASP_PTHREAD_RWLOCK_UNLOCK) {
         *paradigm = OTF2_PARADIGM_PTHREAD;
         *role = tag == GASP_PTHREAD_CREATE         ? OTF2_REGION_ROLE_THREAD_CREATE
