@@ -116,8 +116,9 @@ static inline unsigned ppw_gasp_row_varargs(unsigned mask)
     F(X, P, S, ulonglong, unsigned long long) F(X, P, S, int32, int32_t)                        \
     F(X, P, S, int64, int64_t) F(X, P, S, uint32, uint32_t) F(X, P, S, uint64, uint64_t)        \
     F(X, P, S, size, size_t) F(X, P, S, ptrdiff, ptrdiff_t)
-/* Bitwise AMO types. */
+/* Bitwise AMO types (and the signed ones Open MPI adds). */
 #define PPW_SHMEM_BITWISE_TYPES(F, X, P, S)                                                     \
+    F(X, P, S, int, int) F(X, P, S, long, long) F(X, P, S, longlong, long long)                 \
     F(X, P, S, uint, unsigned int) F(X, P, S, ulong, unsigned long)                             \
     F(X, P, S, ulonglong, unsigned long long) F(X, P, S, int32, int32_t)                        \
     F(X, P, S, int64, int64_t) F(X, P, S, uint32, uint32_t) F(X, P, S, uint64, uint64_t)
@@ -254,6 +255,7 @@ static inline unsigned ppw_gasp_row_varargs(unsigned mask)
     X(GASP_SHMEM_INIT, "shmem_init_thread", PPW_OP_INIT, 0, 0)                                  \
     X(GASP_SHMEM_INIT, "start_pes", PPW_OP_INIT, 0, 0)                                          \
     X(GASP_SHMEM_FINALIZE, "shmem_finalize", PPW_OP_TERM, 0, 0)                                 \
+    X(GASP_SHMEM_FINALIZE, "shmem_global_exit", PPW_OP_TERM, 0, 0)                              \
     PPW_SHMEM_RMA_TYPES(PPW_SHMEM_RMA_ROWS, X, "shmem_", 0)                                     \
     PPW_SHMEM_RMA_TYPES(PPW_SHMEM_RMA_ROWS, X, "shmem_ctx_", 1)                                 \
     PPW_SHMEM_ALL_SIZES(X, "shmem_", 0)                                                         \

@@ -84,6 +84,13 @@
     X(shmem_##name##_atomic_fetch_and, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)       \
     X(shmem_##name##_atomic_fetch_or, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)        \
     X(shmem_##name##_atomic_fetch_xor, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)
+#define PPW_SHMEM_LC_CTX_BITWISE(X, P, S, name, ctype)                                     \
+    X(shmem_ctx_##name##_atomic_and, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)         \
+    X(shmem_ctx_##name##_atomic_or, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)          \
+    X(shmem_ctx_##name##_atomic_xor, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)         \
+    X(shmem_ctx_##name##_atomic_fetch_and, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)   \
+    X(shmem_ctx_##name##_atomic_fetch_or, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)    \
+    X(shmem_ctx_##name##_atomic_fetch_xor, PPW_ARG(1), PPW_ARG(1) | PPW_ARG(2), -1, -1)
 #define PPW_SHMEM_LC_OLD_AMO(X, P, S, name, ctype)                                         \
     X(shmem_##name##_fadd, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                   \
     X(shmem_##name##_add, PPW_ARG(0), PPW_ARG(0) | PPW_ARG(1), -1, -1)                    \
@@ -124,6 +131,7 @@
     PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_LC_EXTENDED_AMO, X, , 0)                              \
     PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_LC_CTX_EXTENDED_AMO, X, , 1)                          \
     PPW_SHMEM_BITWISE_TYPES(PPW_SHMEM_LC_BITWISE, X, , 0)                                 \
+    PPW_SHMEM_BITWISE_TYPES(PPW_SHMEM_LC_CTX_BITWISE, X, , 1)                             \
     PPW_SHMEM_OLD_AMO_TYPES(PPW_SHMEM_LC_OLD_AMO, X, , 0)                                 \
     PPW_SHMEM_FLOAT_TYPES(PPW_SHMEM_LC_OLD_EXTENDED, X, , 0)                              \
     PPW_SHMEM_SYNC_TYPES(PPW_SHMEM_LC_WAIT, X, , 0)                                       \

@@ -23,6 +23,8 @@
 #   busy           busy-difference (Coven) in busy.c's loader thread, busy half its life
 #   balanced       no finding
 #   errors         bad options and a bad baseline file: one error line, status 2 or 1
+#   shmem_get      get-latency at shmem_heat.c's shmem_double_get_nbi, each completed
+#                  at once by shmem_quiet, on weight (2 PEs, traced)
 #
 #   check_analyze.sh CASE BUILD_DIR
 set -uo pipefail
@@ -40,10 +42,13 @@ nm -D --undefined-only "$build/lib/ppw.so" | grep -q __asan_ && skip "the plugin
 export OMP_WAIT_POLICY=passive OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 
 mpi=0
-case $case_name in late_* | small_* | collective | comm_bound | rma_*) mpi=1 ;; esac
+case $case_name in late_* | small_* | collective | comm_bound | rma_* | shmem_*) mpi=1 ;; esac
 if [ $mpi = 1 ]; then
     command -v mpirun >/dev/null && command -v mpicc >/dev/null || skip "mpirun/mpicc not installed"
 fi
+case $case_name in shmem_*)
+    command -v oshrun >/dev/null && command -v oshcc >/dev/null || skip "oshrun/oshcc not installed" ;;
+esac
 calibrate_args=(-o "$tmp/baseline")
 [ $mpi = 1 ] || calibrate_args+=(--no-mpi)
 [ "$case_name" = errors ] || "$blame" calibrate "${calibrate_args[@]}" >calibrate.txt 2>&1 ||
@@ -166,6 +171,34 @@ rma_case() {
     echo "analyze.rma_$mode: $(jq -r --arg p "$pattern" '[.findings[] | select(.pattern == $p)][0] | "\(.pattern) at \(.region) \(.file):\(.line) on \(.variable): \(.lost_s * 1000 | floor) ms (\(.lost_pct | floor)%)"' a.json); first: $(jq -r '.findings[0].pattern' a.json)"
 }
 
+# shmem_case MODE PATTERN MARK VARIABLE: ../e2e/shmem_heat.c in MODE on 2
+# PEs, traced; PATTERN first at the line marked `site: MARK`, on VARIABLE.
+# Open MPI's OpenSHMEM crashes in shmem_finalize here (check_shmem.sh):
+# the PEs' status is the crash's, their profiles and traces are whole up
+# to it.
+shmem_case() {
+    local mode=$1 pattern=$2 mark=$3 var=$4
+    OSHMEM_CC=$build/bin/ppw-cc oshcc -O2 "$here/../e2e/shmem_heat.c" -o shmem_heat 2>cc.err ||
+        fail "cannot build shmem_heat: $(cat cc.err)"
+    local oshrun=(oshrun --oversubscribe -np 2)
+    [ "$(id -u)" -ne 0 ] || oshrun+=(--allow-run-as-root)
+    mkdir m
+    (cd m && PPW_MODE=profile,trace timeout 120 "${oshrun[@]}" "$tmp/shmem_heat" "$mode" 1600 2048 128 \
+        >out.txt 2>err.txt)
+    local rc=$?
+    [ $rc = 0 ] || [ $rc = 139 ] || fail "oshrun shmem_heat $mode: status $rc: $(head -5 m/err.txt)"
+    local job=(m/ppw-*) lines
+    analyze_json a.json "${job[0]}"
+    lines=$(grep -n "/\* site: $mark[ *]" "$here/../e2e/shmem_heat.c" | cut -d: -f1)
+    [ -n "$lines" ] || fail "no line marked $mark"
+    jq -e --arg p "$pattern" --argjson l "[$lines]" --arg v "$var" "[.findings[0:1][] |
+        select(.pattern == \$p and (.file // \"\" | endswith(\"shmem_heat.c\")) and
+               (.line as \$x | \$l | index(\$x) != null) and .variable == \$v and .lost_s > 0)]
+        | length > 0" a.json >/dev/null ||
+        fail "expected $pattern first at shmem_heat.c:$lines on $var; got $(jq -c '[.findings[0:4][] | {pattern, line, variable, lost_s, lost_pct}]' a.json)"
+    echo "analyze.shmem_$mode: $(jq -r '.findings[0] | "\(.pattern) at \(.region) \(.file):\(.line) on \(.variable): \(.lost_s * 1000 | floor) ms (\(.lost_pct | floor)%)"' a.json)"
+}
+
 case $case_name in
 barrier)
     threads_case barrier barrier-wait 'pthread_barrier_wait(&phase_barrier)' phase_barrier
@@ -238,6 +271,7 @@ rma_small) rma_case small small-one-sided small 'h->rows' ;;
 rma_get) rma_case get get-latency get weight ;;
 rma_fence) rma_case imbalance one-sided-sync-wait fence 'h->rows' found ;;
 rma_lock) rma_case lock window-lock-contention lock 'm->progress' found ;;
+shmem_get) shmem_case get get-latency get weight ;;
 late_sender) mpi_case late_sender late-sender 'MPI_Recv(' 0 ;;
 late_receiver) mpi_case late_receiver late-receiver 'MPI_Ssend(' 1 ;;
 collective) mpi_case collective collective-wait 'MPI_Allreduce(' 0 ;;

@@ -13,6 +13,9 @@
  *          where good sends one): aggregation
  *   lock   as good, but each PE also relaxes its log entry while holding
  *          the log's lock: lock contention
+ *   get    as good, and each step every PE reads the next PE's weight
+ *          table element by element, each shmem_double_get_nbi completed
+ *          at once by shmem_quiet: a get's latency on the critical path
  *
  *   shmem_heat MODE [STEPS [NX [ROWS_PER_PE]]]
  *
@@ -25,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum mode { MODE_GOOD, MODE_SMALL, MODE_LOCK };
+enum mode { MODE_GOOD, MODE_SMALL, MODE_LOCK, MODE_GET };
 
 /* The PE's part of the grid: rows 1..ny, ghost rows 0 and ny + 1.  Both
  * arrays are symmetric: a neighbour writes into our ghost rows. */
@@ -46,6 +49,10 @@ static long sum_sync[2][SHMEM_REDUCE_SYNC_SIZE];
 static double sum_work[SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static long bcast_sync[SHMEM_BCAST_SYNC_SIZE];
 static long collect_sync[SHMEM_COLLECT_SYNC_SIZE];
+
+/* A table every PE holds and the next PE reads (get mode). */
+enum { WEIGHTS = 64 };
+static double weights[WEIGHTS];
 
 /* Reduction operands, the step counter and the token (symmetric). */
 static double residual_local, residual_total;
@@ -151,6 +158,19 @@ static void log_append(const struct field *f, enum mode mode, double value)
     shmem_clear_lock(&log_lock);
 }
 
+/* Reads PE `from`'s weight table element by element, waiting for each
+ * get at once.  Every PE reads another's, so that all pay the latency. */
+static double read_weights(int from)
+{
+    double weight = 0, sum = 0;
+    for (int i = 0; i < WEIGHTS; i++) {
+        shmem_double_get_nbi(&weight, &weights[i], 1, from); /* site: get */
+        shmem_quiet();                                       /* site: quiet */
+        sum += weight;
+    }
+    return sum;
+}
+
 /* The token travels from PE 0 to the last PE, each waiting for its own. */
 static void pass_token(int me, int npes)
 {
@@ -170,7 +190,9 @@ static enum mode parse_mode(const char *s)
         return MODE_SMALL;
     if (!strcmp(s, "lock"))
         return MODE_LOCK;
-    fprintf(stderr, "shmem_heat: unknown mode %s (good, small, lock)\n", s);
+    if (!strcmp(s, "get"))
+        return MODE_GET;
+    fprintf(stderr, "shmem_heat: unknown mode %s (good, small, lock, get)\n", s);
     exit(2);
 }
 
@@ -194,13 +216,17 @@ int main(int argc, char **argv)
     for (int i = 0; i < SHMEM_COLLECT_SYNC_SIZE; i++)
         collect_sync[i] = SHMEM_SYNC_VALUE;
 
+    for (int i = 0; i < WEIGHTS; i++)
+        weights[i] = 1.0 / (i + 1 + me);
     struct field field;
     field_init(&field, nx, ny, me);
     shmem_barrier_all(); /* every PE's arrays and sync arrays are ready */
 
-    double residual = 0;
+    double residual = 0, seen = 0;
     for (int step = 0; step < steps; step++) {
         exchange(&field, mode, me, npes);
+        if (mode == MODE_GET)
+            seen += read_weights((me + 1) % npes);
         residual_local = sweep(&field, me, npes);
         shmem_double_sum_to_all(&residual_total, &residual_local, 1, 0, 0, npes, sum_work,
                                 sum_sync[step & 1]);
@@ -235,8 +261,8 @@ int main(int argc, char **argv)
         next_sum += next_row[x];
     shmem_barrier_all();
 
-    printf("pe %d: block %.6f next %.6f residual %.9e collected %ld\n", me, block, next_sum,
-           residual, all_counts[2 * ((me + 1) % npes)]);
+    printf("pe %d: block %.6f next %.6f residual %.9e collected %ld weights %.6f\n", me, block,
+           next_sum, residual, all_counts[2 * ((me + 1) % npes)], seen);
     if (me == 0)
         printf("checksum %ld steps %ld log %ld\n", checksum, steps_done, log_count);
     fflush(stdout);

@@ -207,14 +207,28 @@ case_verify() {
 }
 
 # table MACRO ROW: one line per row of the X-macro table, expanded by clang.
+# table TABLE '(ROW ARGS) FIELD': FIELD of every row, one per line.  A
+# field made of several string literals ("shmem_" "int" "_put") is joined.
 table() {
-    printf '#include <ppw/gasp_events.h>\n#define ROW%s\n%s(ROW)\n' "$2" "$1" |
-        "$clang" -E -P -I"$include" -x c - | tr ' ' '\n' | sed -n 's/^"\(.*\)"$/\1/p'
+    printf '#include <ppw/gasp_events.h>\n#define ROW%s @\n%s(ROW)\n' "$2" "$1" |
+        "$clang" -E -P -I"$include" -x c - | tr '@\n' '\n ' | sed 's/" *"//g' |
+        sed -n 's/^ *"\(.*\)" *$/\1/p'
+}
+
+# OpenSHMEM's variants as the page names them: shmem_TYPE_put for every
+# shmem_<type>_put, shmem_putN for put8..put128, shmem_TYPE_OP_to_all for
+# the reductions; the shmem_ctx_ forms under the plain ones.
+shmem_form() {
+    sed -E 's/^shmem_ctx_/shmem_/
+        s/^shmem_(float|double|longdouble|char|schar|short|int|long|longlong|uchar|ushort|uint|ulong|ulonglong|int8|int16|int32|int64|uint8|uint16|uint32|uint64|size|ptrdiff|complexf|complexd)_/shmem_TYPE_/
+        s/^shmem_(put|get|iput|iget)(8|16|32|64|128)/shmem_\1N/
+        s/^shmem_(broadcast|collect|fcollect|alltoall|alltoalls)(32|64)$/shmem_\1N/
+        s/_(and|or|xor|max|min|sum|prod)_to_all$/_OP_to_all/'
 }
 
 case_doc() {
     local doc=$here/../../docs/gasp.md name callees tags
-    callees=$(table PPW_GASP_CALLS '(tag, callee, op, mask, result) callee')
+    callees=$(table PPW_GASP_CALLS '(tag, callee, op, mask, result) callee' | shmem_form | sort -u)
     tags=$(table PPW_GASP_TAGS '(tag, name, op) name')
     [ "$(wc -w <<<"$callees")" -gt 40 ] && [ "$(wc -w <<<"$tags")" -gt 40 ] ||
         fail "the tables did not expand: [$callees] [$tags]"

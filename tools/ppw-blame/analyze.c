@@ -101,7 +101,8 @@ static const struct {
     [PATTERN_GET_LATENCY] = {"get-latency",
                              "a get completed at once: its latency on the critical path",
                              "issue the get earlier (the next step's data) and complete it "
-                             "after independent work, or use MPI_Rget and wait on it later"},
+                             "after independent work, or use MPI_Rget and wait on it later "
+                             "(shmem_get_nbi: quiet after the work)"},
 };
 
 const char *analyze_pattern_name(enum analyze_pattern p)
@@ -626,7 +627,10 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
         const struct ppw_run *run = e->in->units[u].run;
         for (size_t r = 0; r < run->region_count && !rc; r++) {
             const struct ppw_run_region *get = &run->regions[r];
-            if (!ppw_gasp_tag_is_mpi(get->tag) || get->op != PPW_OP_GET)
+            /* MPI_Get completes at a flush, unlock or fence on its window;
+             * shmem_get_nbi at the PE's next quiet. */
+            bool mpi_get = ppw_gasp_tag_is_mpi(get->tag) && get->op == PPW_OP_GET;
+            if (!mpi_get && get->tag != GASP_SHMEM_GET_NBI)
                 continue;
             double lost = 0;
             uint64_t calls = 0, at_once = 0;
@@ -647,9 +651,10 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
                     if (end->region != get || end->evttype != GASP_END)
                         continue;
                     calls++;
-                    /* the get's END: count type rank disp win result */
-                    if (next->evttype != GASP_START || end->nargs < 6 ||
-                        !completes_transfers(next, end->args[4]))
+                    /* MPI's END: count type rank disp win result */
+                    if (next->evttype != GASP_START ||
+                        !(mpi_get ? end->nargs >= 6 && completes_transfers(next, end->args[4])
+                                  : next->region->tag == GASP_SHMEM_QUIET))
                         continue;
                     /* its END: the next event of that region on the thread */
                     for (size_t j = i + 2; j < th->trace_count; j++) {
