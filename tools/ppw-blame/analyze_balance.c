@@ -400,7 +400,8 @@ int find_imbalance(struct engine *e, struct ppw_err *err)
         /* Attach the imbalance to the waits it causes. */
         for (size_t i = 0; i < e->out->nfindings; i++) {
             struct analyze_finding *f = &e->out->findings[i];
-            if ((f->pattern == PATTERN_BARRIER_WAIT || f->pattern == PATTERN_COLLECTIVE_WAIT) &&
+            if ((f->pattern == PATTERN_BARRIER_WAIT || f->pattern == PATTERN_COLLECTIVE_WAIT ||
+                 f->pattern == PATTERN_ONE_SIDED_SYNC) &&
                 !f->cause[0])
                 setf(f->cause, sizeof f->cause, "%s", cause);
         }
