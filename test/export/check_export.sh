@@ -506,7 +506,25 @@ otf2)
     mpi_job rma "$src/test/runtime/programs/mpi_rma.c" OMPI_MCA_osc='^rdma'
     rma=(rma.job/ppw-*)
     "$blame" export "${rma[0]}" --to otf2 -o rma.otf2 || fail "export mpi_rma --to otf2"
-    for job in ring rma; do
+    jobs=(ring rma)
+    # OpenSHMEM's heat solver on 4 PEs (its library crashes in shmem_finalize
+    # here, with or without ppw: e2e.shmem_events), its heap one RMA window
+    if command -v oshrun >/dev/null && command -v oshcc >/dev/null; then
+        OSHMEM_CC=$build/bin/ppw-cc oshcc -O2 "$src/test/e2e/shmem_heat.c" -o shmem 2>cc.err ||
+            fail "cannot build shmem_heat.c: $(cat cc.err)"
+        mkdir shmem.job
+        oshrun=(oshrun --oversubscribe -np 4)
+        [ "$(id -u)" -ne 0 ] || oshrun+=(--allow-run-as-root)
+        (cd shmem.job && PPW_MODE=profile,trace PPW_OUTPUT=ppw-shmem timeout 120 "${oshrun[@]}" \
+            ../shmem good 20 256 8 >out.txt 2>err.txt)
+        status=$?
+        [ $status = 0 ] || [ $status = 139 ] || fail "oshrun shmem: $status: $(head -3 shmem.job/err.txt)"
+        "$blame" export shmem.job/ppw-shmem --to otf2 -o shmem.otf2 || fail "export shmem --to otf2"
+        jobs+=(shmem)
+    else
+        echo "export.otf2: no oshrun: the OpenSHMEM part left out"
+    fi
+    for job in "${jobs[@]}"; do
         dir=("$job".job/ppw-*)
         otf2-print -Werror --silent "$job.otf2/traces.otf2" >/dev/null 2>err.txt ||
             fail "otf2-print -Werror $job: $(head -5 err.txt)"
@@ -521,23 +539,31 @@ otf2)
 import collections, glob, json, re, sys
 job = sys.argv[1]
 # the records START and END events of each tag become (docs/ppw-blame.md, "otf2")
-at_start = {"MPI_SEND": ["SEND", "ISEND", "SENDRECV"],
-            "MPI_COLLECTIVE_BEGIN": ["BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER",
-                                     "ALLGATHER", "SCATTER", "ALLTOALL"],
-            "RMA_PUT": ["PUT", "RPUT", "ACCUMULATE", "RACCUMULATE"],
-            "RMA_GET": ["GET", "RGET"],
-            "RMA_ATOMIC": ["GET_ACCUMULATE", "RGET_ACCUMULATE", "FETCH_AND_OP",
-                           "COMPARE_AND_SWAP"]}
-at_end = {"MPI_RECV": ["RECV", "SENDRECV"],
+mpi = lambda *tags: ["GASP_MPI_" + t for t in tags]
+shmem = lambda *tags: ["GASP_SHMEM_" + t for t in tags]
+at_start = {"MPI_SEND": mpi("SEND", "ISEND", "SENDRECV"),
+            "MPI_COLLECTIVE_BEGIN": mpi("BARRIER", "BCAST", "REDUCE", "ALLREDUCE", "GATHER",
+                                        "ALLGATHER", "SCATTER", "ALLTOALL"),
+            "RMA_PUT": mpi("PUT", "RPUT", "ACCUMULATE", "RACCUMULATE") + shmem("PUT", "P", "PUT_NBI"),
+            "RMA_GET": mpi("GET", "RGET") + shmem("GET", "G", "GET_NBI"),
+            "RMA_ATOMIC": mpi("GET_ACCUMULATE", "RGET_ACCUMULATE", "FETCH_AND_OP",
+                              "COMPARE_AND_SWAP") + shmem("ATOMIC")}
+at_end = {"MPI_RECV": mpi("RECV", "SENDRECV"),
           "MPI_COLLECTIVE_END": at_start["MPI_COLLECTIVE_BEGIN"],
-          "RMA_WIN_CREATE": ["WIN_CREATE", "WIN_ALLOCATE"], "RMA_WIN_DESTROY": ["WIN_FREE"]}
+          "RMA_WIN_CREATE": mpi("WIN_CREATE", "WIN_ALLOCATE"), "RMA_WIN_DESTROY": mpi("WIN_FREE")}
+if job == "shmem":
+    # (MPI's windows and fences make RMA collectives too; they are not counted)
+    at_start["RMA_COLLECTIVE_BEGIN"] = at_end["RMA_COLLECTIVE_END"] = shmem("BARRIER")
+    # every transfer completes: the program's last barrier follows them all
+    at_start["RMA_OP_COMPLETE_BLOCKING"] = (at_start["RMA_PUT"] + at_start["RMA_GET"]
+                                            + at_start["RMA_ATOMIC"])
 want = collections.defaultdict(collections.Counter)
 sends = 0
 for path in glob.glob(job + ".dump.*.json"):
     rank = int(path.split(".")[-2])
     for e in json.load(open(path))["trace"]:
         loc = (rank, e["thread"])
-        tag = (e["tag_name"] or "").replace("GASP_MPI_", "")
+        tag = e["tag_name"] or ""
         if e["event"] == "start":
             want[loc]["ENTER"] += 1
             for record, tags in at_start.items():
@@ -574,9 +600,11 @@ for c in got.values():
     total.update(c)
 print("export.otf2: %s: %d locations, %s" % (job, len(got),
       ", ".join("%s %d" % (k, total[k]) for k in kinds if total[k])))
-if job == "rma":
+if job in ("rma", "shmem"):
     for r in {loc[0] for loc in want}:
-        for k in ["RMA_PUT", "RMA_GET", "RMA_WIN_CREATE", "RMA_WIN_DESTROY"]:
+        for k in (["RMA_PUT", "RMA_GET", "RMA_WIN_CREATE", "RMA_WIN_DESTROY"] if job == "rma" else
+                  ["RMA_PUT", "RMA_GET", "RMA_ATOMIC", "RMA_OP_COMPLETE_BLOCKING",
+                   "RMA_COLLECTIVE_BEGIN"]):
             assert sum(c[k] for l, c in got.items() if l[0] == r), "rank %d has no %s" % (r, k)
 else:
     assert matched > 0, "the ring sent nothing"

@@ -105,6 +105,8 @@ struct otf2_export {
     size_t nregions, cap_regions;
     uint32_t windows;     /* RmaWin definitions: the most windows one rank created */
     bool mpi;             /* MPI regions: the communicator is defined */
+    bool shmem;           /* SHMEM regions: its PEs' communicator and heap window too */
+    uint32_t window_base; /* the first MPI window's id: 1 when the heap is window 0 */
     uint64_t **nevents;   /* by unit and thread */
     uint32_t *mpi_thread; /* by unit: the thread index whose location is the rank's */
     uint64_t first, last; /* timestamps written */
@@ -476,7 +478,7 @@ static uint32_t window_made(struct otf2_export *x, const struct ppw_run_trace *e
     x->wins[x->nwins++] = (struct window){ev->args[4], x->created, true};
     if (++x->created > x->windows)
         x->windows = x->created;
-    return x->created - 1;
+    return x->created - 1 + x->window_base;
 }
 
 static int push_op(struct rma_op **v, size_t *n, size_t *cap, struct rma_op op)
@@ -653,6 +655,75 @@ static int rma_end(struct otf2_export *x, struct thread_state *s, const struct p
     }
 }
 
+/* ---- OpenSHMEM ---- */
+
+/* The symmetric heap is one window over all PEs (OTF2 has no SHMEM
+ * records of its own): puts, gets and atomics are RMA operations on it,
+ * blocking gets and atomics complete when they return, puts at the next
+ * quiet or barrier (shmem_barrier_all implies a quiet). */
+#define SHMEM_HEAP_WINDOW 0u
+
+static int shmem_start(struct otf2_export *x, struct thread_state *s, const struct ppw_run_trace *ev,
+                       uint64_t ts)
+{
+    uint32_t tag = ev->region->tag, win = SHMEM_HEAP_WINDOW;
+    const uint64_t *a = ev->args;
+    if (tag == GASP_SHMEM_BARRIER) {
+        CHECK(x, OTF2_EvtWriter_RmaCollectiveBegin(s->w, NULL, ts));
+        return 0;
+    }
+    /* the START operands (ppw/gasp_events.h): addr nelems pe size, or
+     * addr pe size; a short record of a damaged trace is left out */
+    bool counted = tag == GASP_SHMEM_PUT || tag == GASP_SHMEM_PUT_NBI || tag == GASP_SHMEM_GET ||
+                   tag == GASP_SHMEM_GET_NBI;
+    bool single = tag == GASP_SHMEM_P || tag == GASP_SHMEM_G || tag == GASP_SHMEM_ATOMIC;
+    if ((!counted && !single) || ev->nargs < (counted ? 4u : 3u))
+        return 0;
+    uint64_t pe = a[counted ? 2 : 1], bytes = ppw_gasp_shmem_bytes(tag, a, ev->nargs);
+    uint32_t pes = x->trace.job ? x->trace.job_size : 1;
+    if (pe >= pes)
+        return 0;
+    uint64_t id = s->next_op++;
+    if (tag == GASP_SHMEM_PUT || tag == GASP_SHMEM_PUT_NBI || tag == GASP_SHMEM_P)
+        CHECK(x, OTF2_EvtWriter_RmaPut(s->w, NULL, ts, win, (uint32_t)pe, bytes, id));
+    else if (tag == GASP_SHMEM_ATOMIC)
+        CHECK(x, OTF2_EvtWriter_RmaAtomic(s->w, NULL, ts, win, (uint32_t)pe,
+                                          OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE, bytes, bytes,
+                                          id));
+    else
+        CHECK(x, OTF2_EvtWriter_RmaGet(s->w, NULL, ts, win, (uint32_t)pe, bytes, id));
+    return push_op(&s->ops, &s->nops, &s->cap_ops, (struct rma_op){win, (uint32_t)pe, id}) ? oom(x)
+                                                                                             : 0;
+}
+
+static int shmem_end(struct otf2_export *x, struct thread_state *s, const struct ppw_run_trace *ev,
+                     uint64_t ts)
+{
+    uint32_t tag = ev->region->tag, win = SHMEM_HEAP_WINDOW;
+    switch (tag) {
+    case GASP_SHMEM_GET: /* blocking: the data is there when it returns */
+    case GASP_SHMEM_G:
+    case GASP_SHMEM_ATOMIC:
+        /* its START pushed it last: calls do not nest on a thread */
+        if (s->nops && s->ops[s->nops - 1].id == s->next_op - 1) {
+            s->nops--;
+            CHECK(x, OTF2_EvtWriter_RmaOpCompleteBlocking(s->w, NULL, ts, win, s->next_op - 1));
+        }
+        return 0;
+    case GASP_SHMEM_QUIET: return settle(x, s, ts, win, UINT32_MAX, false);
+    case GASP_SHMEM_BARRIER: {
+        int rc = settle(x, s, ts, win, UINT32_MAX, false);
+        if (!rc)
+            CHECK(x, OTF2_EvtWriter_RmaCollectiveEnd(
+                         s->w, NULL, ts, OTF2_COLLECTIVE_OP_BARRIER,
+                         OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY, win,
+                         OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
+        return rc;
+    }
+    default: return 0;
+    }
+}
+
 /* ---- MPI collectives ---- */
 
 static bool collective(uint32_t tag, OTF2_CollectiveOp *op)
@@ -718,6 +789,7 @@ static int write_thread(struct otf2_export *x, size_t u, size_t t)
             break;
         }
         bool rma = tag >= GASP_MPI_PUT && tag <= GASP_MPI_LAST;
+        bool shmem = x->shmem && ppw_gasp_tag_is_shmem(tag);
         OTF2_CollectiveOp op;
         const struct message_record *m;
         if (ev->evttype == GASP_START) {
@@ -729,6 +801,8 @@ static int write_thread(struct otf2_export *x, size_t u, size_t t)
                 CHECK(x, OTF2_EvtWriter_MpiCollectiveBegin(s.w, NULL, ts));
             if (rma)
                 rc = rma_start(x, run, &s, ev, ts);
+            if (shmem && !rc)
+                rc = shmem_start(x, &s, ev, ts);
         } else {
             if ((m = message_at(x->recvs, x->nrecvs, &x->next_recv, u, t, i)))
                 CHECK(x, OTF2_EvtWriter_MpiRecv(s.w, NULL, ts, m->peer, 0, (uint32_t)m->tag,
@@ -737,6 +811,8 @@ static int write_thread(struct otf2_export *x, size_t u, size_t t)
                 rc = collective_end(x, run, &s, ev, ts, op);
             if (rma && !rc)
                 rc = rma_end(x, &s, ev, ts);
+            if (shmem && !rc)
+                rc = shmem_end(x, &s, ev, ts);
             if (!rc)
                 CHECK(x, OTF2_EvtWriter_Leave(s.w, NULL, ts, region));
         }
@@ -754,6 +830,13 @@ static int write_thread(struct otf2_export *x, size_t u, size_t t)
 static int write_events(struct otf2_export *x)
 {
     int rc = 0;
+    /* SHMEM's heap is window 0, known before any event names it */
+    for (size_t u = 0; u < x->trace.nunits && !x->shmem; u++) {
+        const struct ppw_run *run = x->trace.units[u].run;
+        for (size_t r = 0; r < run->region_count && !x->shmem; r++)
+            x->shmem = ppw_gasp_tag_is_shmem(run->regions[r].tag);
+    }
+    x->window_base = x->shmem ? 1 : 0;
     CHECK(x, OTF2_Archive_OpenEvtFiles(x->archive));
     for (size_t u = 0; u < x->trace.nunits && !rc; u++) {
         const struct ppw_run *run = x->trace.units[u].run;
@@ -770,11 +853,12 @@ static int write_events(struct otf2_export *x)
         x->nwins = x->created = 0;
         for (size_t t = 0; t < run->thread_count && !rc; t++)
             rc = write_thread(x, u, t);
-        /* the rank's location: its first thread with MPI events */
+        /* the rank's location: its first thread with MPI or SHMEM events */
         x->mpi_thread[u] = run->thread_count ? run->threads[0].index : 0;
         for (size_t t = run->thread_count; t-- > 0;)
             for (size_t i = 0; i < run->threads[t].trace_count; i++)
-                if (ppw_gasp_tag_is_mpi(run->threads[t].traces[i].region->tag)) {
+                if (ppw_gasp_tag_is_mpi(run->threads[t].traces[i].region->tag) ||
+                    ppw_gasp_tag_is_shmem(run->threads[t].traces[i].region->tag)) {
                     x->mpi_thread[u] = run->threads[t].index;
                     break;
                 }
@@ -826,7 +910,7 @@ static uint64_t realtime_of(const struct export_trace *trace, uint64_t t)
 /* The strings the global definitions name, interned before they are
  * written (definitions may only name strings written before them). */
 struct def_names {
-    uint32_t empty, machine, node, world, mpi, omp, pthread, job;
+    uint32_t empty, machine, node, world, mpi, omp, pthread, job, shmem, pes, heap;
     uint32_t *group, *host_node, *host_name; /* by unit, by unit, by node */
     uint32_t *thread, *window;               /* by thread index, by window */
     size_t nhosts;
@@ -861,13 +945,17 @@ static int intern_def_names(struct otf2_export *x, struct def_names *d)
     failed |= (d->mpi = string_id(x, "MPI")) == UINT32_MAX;
     failed |= (d->omp = string_id(x, "OpenMP")) == UINT32_MAX;
     failed |= (d->pthread = string_id(x, "Pthreads")) == UINT32_MAX;
+    failed |= (d->shmem = string_id(x, "SHMEM")) == UINT32_MAX;
+    failed |= (d->pes = string_id(x, "SHMEM PEs")) == UINT32_MAX;
+    failed |= (d->heap = string_id(x, "symmetric heap")) == UINT32_MAX;
     failed |= (d->job = string_id(x, x->source)) == UINT32_MAX;
     struct ppw_strmap hosts = {0}; /* host -> its node, 1.. (node 0 is the job) */
     char name[64];
     for (size_t u = 0; u < n && !failed; u++) {
         const struct ppw_run *run = x->trace.units[u].run;
         if (x->trace.job)
-            snprintf(name, sizeof name, "MPI Rank %" PRIu32, x->trace.units[u].pid);
+            snprintf(name, sizeof name, "%s %" PRIu32, x->shmem && !x->mpi ? "PE" : "MPI Rank",
+                     x->trace.units[u].pid);
         else
             snprintf(name, sizeof name, "Process %" PRIu32, run->pid);
         failed |= (d->group[u] = string_id(x, name)) == UINT32_MAX;
@@ -890,6 +978,34 @@ static int intern_def_names(struct otf2_export *x, struct def_names *d)
         failed |= (d->window[k] = string_id(x, name)) == UINT32_MAX;
     }
     return failed || !mapped ? oom(x) : 0;
+}
+
+/* A paradigm's world: the group of each rank's (PE's) location, the group
+ * of their indices, and the communicator over it.  Rank r is the r-th
+ * member: a job's units are its ranks 0..n-1. */
+static int write_world(struct otf2_export *x, OTF2_GlobalDefWriter *g, const struct def_names *d,
+                       OTF2_Paradigm paradigm, uint32_t first_group, uint32_t comm, uint32_t name)
+{
+    size_t n = x->trace.nunits;
+    uint64_t *members = calloc(n ? n : 1, sizeof *members);
+    if (!members)
+        return oom(x);
+    for (size_t u = 0; u < n; u++)
+        members[u] = location_id(u, x->mpi_thread[u]);
+    OTF2_ErrorCode code = OTF2_GlobalDefWriter_WriteGroup(
+        g, first_group, d->empty, OTF2_GROUP_TYPE_COMM_LOCATIONS, paradigm, OTF2_GROUP_FLAG_NONE,
+        (uint32_t)n, members);
+    for (size_t u = 0; u < n; u++)
+        members[u] = u;
+    if (code == OTF2_SUCCESS)
+        code = OTF2_GlobalDefWriter_WriteGroup(g, first_group + 1, d->empty,
+                                               OTF2_GROUP_TYPE_COMM_GROUP, paradigm,
+                                               OTF2_GROUP_FLAG_NONE, (uint32_t)n, members);
+    free(members);
+    CHECK(x, code);
+    CHECK(x, OTF2_GlobalDefWriter_WriteComm(g, comm, name, first_group + 1, OTF2_UNDEFINED_COMM,
+                                            OTF2_COMM_FLAG_NONE));
+    return 0;
 }
 
 /* Clock, strings, paradigms, regions, the system tree, location groups,
@@ -918,6 +1034,9 @@ static int write_defs(struct otf2_export *x, OTF2_GlobalDefWriter *g, const stru
     if (pthread)
         CHECK(x, OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_PTHREAD, d->pthread,
                                                     OTF2_PARADIGM_CLASS_THREAD_CREATE_WAIT));
+    if (x->shmem)
+        CHECK(x, OTF2_GlobalDefWriter_WriteParadigm(g, OTF2_PARADIGM_SHMEM, d->shmem,
+                                                    OTF2_PARADIGM_CLASS_PROCESS));
     for (size_t k = 0; k < x->nregions; k++) {
         const struct region_def *r = &x->regions[k];
         CHECK(x, OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)k, r->name, r->name, d->empty,
@@ -940,30 +1059,20 @@ static int write_defs(struct otf2_export *x, OTF2_GlobalDefWriter *g, const stru
                          g, location_id(u, run->threads[t].index), d->thread[run->threads[t].index],
                          OTF2_LOCATION_TYPE_CPU_THREAD, x->nevents[u][t], (uint32_t)u));
     }
-    if (!x->mpi)
-        return 0;
-    /* rank r is the r-th member: a job's units are its ranks 0..n-1 */
-    uint64_t *members = malloc(n * sizeof *members);
-    if (!members)
-        return oom(x);
-    for (size_t u = 0; u < n; u++)
-        members[u] = location_id(u, x->mpi_thread[u]);
-    OTF2_ErrorCode code = OTF2_GlobalDefWriter_WriteGroup(
-        g, 0, d->empty, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-        (uint32_t)n, members);
-    for (size_t u = 0; u < n; u++)
-        members[u] = u;
-    if (code == OTF2_SUCCESS)
-        code = OTF2_GlobalDefWriter_WriteGroup(g, 1, d->empty, OTF2_GROUP_TYPE_COMM_GROUP,
-                                               OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE, (uint32_t)n,
-                                               members);
-    free(members);
-    CHECK(x, code);
-    CHECK(x, OTF2_GlobalDefWriter_WriteComm(g, 0, d->world, 1, OTF2_UNDEFINED_COMM,
-                                            OTF2_COMM_FLAG_NONE));
+    int rc = 0;
+    if (x->mpi && (rc = write_world(x, g, d, OTF2_PARADIGM_MPI, 0, 0, d->world)))
+        return rc;
     for (uint32_t k = 0; k < x->windows; k++)
-        CHECK(x, OTF2_GlobalDefWriter_WriteRmaWin(g, k, d->window[k], 0,
+        CHECK(x, OTF2_GlobalDefWriter_WriteRmaWin(g, k + x->window_base, d->window[k], 0,
                                                   OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS));
+    if (!x->shmem)
+        return 0;
+    /* the PEs: groups 2 and 3 and communicator 1 beside MPI's */
+    uint32_t comm = x->mpi ? 1 : 0;
+    if ((rc = write_world(x, g, d, OTF2_PARADIGM_SHMEM, 2 * comm, comm, d->pes)))
+        return rc;
+    CHECK(x, OTF2_GlobalDefWriter_WriteRmaWin(g, SHMEM_HEAP_WINDOW, d->heap, comm,
+                                              OTF2_RMA_WIN_FLAG_NONE));
     return 0;
 }
 
