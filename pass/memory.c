@@ -47,6 +47,7 @@ void ppw_memory_free(struct ppw_memory *memory)
     ppw_ptrmap_free(&memory->storage_node);
     ppw_ptrmap_free(&memory->argument_node);
     ppw_ptrmap_free(&memory->variable_node);
+    ppw_ptrmap_free(&memory->accessors);
     free(memory->variable_names);
     memset(memory, 0, sizeof *memory);
 }
@@ -475,14 +476,25 @@ static void argument_targets(struct ppw_memory *memory, LLVMValueRef argument,
 
 /* ---- accessors: functions that return a pointer into an argument ---- */
 
-static int returned_parameter(LLVMValueRef function, int depth);
+static int returned_parameter(LLVMValueRef function, int depth, int *budget);
+
+static int is_lifetime_marker(LLVMValueRef inst)
+{
+    LLVMValueRef callee = LLVMIsACallInst(inst) ? LLVMGetCalledValue(inst) : NULL;
+    size_t length = 0;
+    const char *name = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &length) : "";
+    return !strncmp(name, "llvm.lifetime.", 14);
+}
 
 /* The parameter whose memory pointer value v points into, in function fn
  * (seen before mem2reg: a parameter is read back from its spill slot), or
- * -1.  Follows address arithmetic, casts, merges and nested accessors. */
-static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth)
+ * -1.  Follows address arithmetic, casts, merges and nested accessors, at
+ * most *budget values in all (a merge of merges fans out). */
+static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth, int *budget)
 {
-    for (int steps = 0; steps < 64 && v; steps++) {
+    while (v) {
+        if (--*budget < 0)
+            return -1;
         if (LLVMIsAArgument(v)) {
             unsigned count = LLVMCountParams(fn);
             for (unsigned k = 0; k < count; k++)
@@ -505,7 +517,7 @@ static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth)
                     if (!LLVMIsAArgument(value) || (stored && stored != value))
                         return -1;
                     stored = value;
-                } else if (!LLVMIsALoadInst(user) && !LLVMIsAIntrinsicInst(user)) {
+                } else if (!LLVMIsALoadInst(user) && !is_lifetime_marker(user)) {
                     return -1; /* the slot's address escapes: anything may be stored */
                 }
             }
@@ -519,7 +531,7 @@ static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth)
             for (unsigned i = 0; i < count; i++) {
                 LLVMValueRef in = value_opcode(v) == LLVMPHI ? LLVMGetIncomingValue(v, i)
                                                              : LLVMGetOperand(v, i + 1);
-                int k = depth > 0 ? parameter_base(fn, in, depth - 1) : -1;
+                int k = depth > 0 ? parameter_base(fn, in, depth - 1, budget) : -1;
                 if (k < 0 || (agreed != -2 && agreed != k))
                     return -1;
                 agreed = k;
@@ -529,7 +541,7 @@ static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth)
         case LLVMCall: {
             LLVMValueRef callee = LLVMGetCalledValue(v);
             int k = callee && LLVMIsAFunction(callee) && depth > 0
-                        ? returned_parameter(callee, depth - 1)
+                        ? returned_parameter(callee, depth - 1, budget)
                         : -1;
             if (k < 0 || (unsigned)k >= LLVMGetNumArgOperands(v))
                 return -1;
@@ -543,10 +555,14 @@ static int parameter_base(LLVMValueRef fn, LLVMValueRef v, int depth)
 }
 
 /* The parameter a defined function's returned pointer always points into
- * (an accessor: `double *row(grid, y) { return grid + y * nx; }`), or -1. */
-static int returned_parameter(LLVMValueRef function, int depth)
+ * (an accessor: `double *row(grid, y) { return grid + y * nx; }`), or -1.
+ * Not a definition the linker may replace (weak, linkonce: another unit's
+ * may differ). */
+static int returned_parameter(LLVMValueRef function, int depth, int *budget)
 {
-    if (LLVMIsDeclaration(function) ||
+    LLVMLinkage linkage = LLVMGetLinkage(function);
+    if (LLVMIsDeclaration(function) || linkage == LLVMWeakAnyLinkage ||
+        linkage == LLVMLinkOnceAnyLinkage || linkage == LLVMExternalWeakLinkage ||
         LLVMGetTypeKind(LLVMGetReturnType(LLVMGlobalGetValueType(function))) !=
             LLVMPointerTypeKind)
         return -1;
@@ -556,7 +572,7 @@ static int returned_parameter(LLVMValueRef function, int depth)
         LLVMValueRef ret = LLVMGetBasicBlockTerminator(block);
         if (!ret || !LLVMIsAReturnInst(ret) || LLVMGetNumOperands(ret) < 1)
             continue;
-        int k = parameter_base(function, LLVMGetOperand(ret, 0), depth);
+        int k = parameter_base(function, LLVMGetOperand(ret, 0), depth, budget);
         if (k < 0 || (agreed != -2 && agreed != k))
             return -1;
         agreed = k;
@@ -618,8 +634,13 @@ static void compute_targets(struct ppw_memory *memory, LLVMValueRef value, struc
         else if (!strcmp(name, "__kmpc_threadprivate_cached") && LLVMGetNumArgOperands(value) > 2)
             add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, 2)));
         else if (callee && LLVMIsAFunction(callee)) {
-            /* An accessor's result is its argument's memory, as if inlined. */
-            int k = returned_parameter(callee, 4);
+            /* An accessor's result is its argument's memory, as if inlined;
+             * known once per callee and function analysed. */
+            int k = ppw_ptrmap_get(&memory->accessors, callee, -2), budget = 256;
+            if (k == -2) {
+                k = returned_parameter(callee, 4, &budget);
+                ppw_ptrmap_put(&memory->accessors, callee, k);
+            }
             if (k >= 0 && (unsigned)k < LLVMGetNumArgOperands(value))
                 add_all(out, ppw_memory_targets(memory, LLVMGetOperand(value, (unsigned)k)));
         }

@@ -96,6 +96,7 @@ struct ppw_memory {
     int round, memo_grew, frozen;
     int pointee_when_unknown; /* second phase of the fixpoint */
     const struct ppw_windows *windows; /* the module's window handles, may be NULL */
+    struct ppw_ptrmap accessors;       /* callee -> the parameter it returns into, or -1 */
 };
 
 void ppw_memory_init(struct ppw_memory *memory, struct ppw_arena *arena,

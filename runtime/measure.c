@@ -668,13 +668,13 @@ static uint64_t message_bytes(unsigned tag, const uint64_t *args, uint32_t nargs
         return (int64_t)args[0] > 0 ? args[0] : 0;
     if ((tag == GASP_SHMEM_MALLOC && nargs >= 1) || (tag == GASP_SHMEM_REALLOC && nargs >= 2))
         return args[nargs - 1]; /* (size) or (ptr, size) */
+    uint64_t bytes = 0;
     if (tag == GASP_SHMEM_CALLOC && nargs >= 2)
-        return args[0] * args[1];
+        return __builtin_mul_overflow(args[0], args[1], &bytes) ? 0 : bytes;
     if (ppw_gasp_tag_is_shmem(tag))
         return ppw_gasp_shmem_bytes(tag, args, nargs);
     struct ppw_gasp_moved moved;
     int pairs = ppw_mpi_bytes ? ppw_gasp_moved_elements(tag, args, nargs, &moved) : 0;
-    uint64_t bytes = 0;
     for (int i = 0; i < pairs; i++)
         bytes += ppw_mpi_bytes((uint64_t)moved.count[i], moved.type[i]);
     return bytes;

@@ -43,8 +43,8 @@ static inline int ppw_regions_key_equal(const struct ppw_region_key *a,
 struct ppw_tag_info {
     const char *name;    /* symbolic name, "GASP_C_MALLOC" */
     uint32_t op;         /* enum ppw_op */
-    uint8_t nargs_start; /* 64-bit varargs of START: max popcount(mask) over the tag's rows */
-    uint8_t nargs_end;   /* of END: max popcount(mask) + has_result */
+    uint8_t nargs_start; /* START's 64-bit varargs: max ppw_gasp_row_varargs over its rows */
+    uint8_t nargs_end;   /* of END: that + has_result */
 };
 
 /* Builds the tag tables; idempotent.  ppw_measure_init calls it. */

@@ -213,8 +213,9 @@ struct ppw_gasp_site {
 #define GASP_SHMEM_CALLOC 1421u
 #define GASP_SHMEM_REALLOC 1422u
 #define GASP_SHMEM_FREE 1423u
+#define GASP_SHMEM_SYNC 1424u
 /* SHMEM's tags are GASP_SHMEM_INIT..GASP_SHMEM_LAST, with no gaps. */
-#define GASP_SHMEM_LAST GASP_SHMEM_FREE
+#define GASP_SHMEM_LAST GASP_SHMEM_SYNC
 
 #ifdef __cplusplus
 }

@@ -274,8 +274,9 @@ static inline unsigned ppw_gasp_row_varargs(unsigned mask)
     X(GASP_SHMEM_QUIET, "shmem_ctx_quiet", PPW_OP_ONE_SIDED_SYNC, 0, 0)                         \
     X(GASP_SHMEM_BARRIER, "shmem_barrier_all", PPW_OP_GROUP_SYNC, 0, 0)                         \
     X(GASP_SHMEM_BARRIER, "shmem_barrier", PPW_OP_GROUP_SYNC, 0, 0)                             \
-    X(GASP_SHMEM_BARRIER, "shmem_sync_all", PPW_OP_GROUP_SYNC, 0, 0)                            \
-    X(GASP_SHMEM_BARRIER, "shmem_sync", PPW_OP_GROUP_SYNC, 0, 0)                                \
+    /* shmem_sync: the PEs meet, but, unlike a barrier, complete no transfer */               \
+    X(GASP_SHMEM_SYNC, "shmem_sync_all", PPW_OP_GROUP_SYNC, 0, 0)                               \
+    X(GASP_SHMEM_SYNC, "shmem_sync", PPW_OP_GROUP_SYNC, 0, 0)                                   \
     X(GASP_SHMEM_SET_LOCK, "shmem_set_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 0)                \
     X(GASP_SHMEM_TEST_LOCK, "shmem_test_lock", PPW_OP_LOCK_ACQUIRE, PPW_ARG(0), 1)              \
     X(GASP_SHMEM_CLEAR_LOCK, "shmem_clear_lock", PPW_OP_LOCK_RELEASE, PPW_ARG(0), 0)            \
@@ -519,7 +520,8 @@ static inline unsigned ppw_gasp_row_varargs(unsigned mask)
     X(GASP_SHMEM_MALLOC, "GASP_SHMEM_MALLOC", PPW_OP_GLOBAL_ALLOC)                              \
     X(GASP_SHMEM_CALLOC, "GASP_SHMEM_CALLOC", PPW_OP_GLOBAL_ALLOC)                              \
     X(GASP_SHMEM_REALLOC, "GASP_SHMEM_REALLOC", PPW_OP_GLOBAL_ALLOC)                            \
-    X(GASP_SHMEM_FREE, "GASP_SHMEM_FREE", PPW_OP_GLOBAL_FREE)
+    X(GASP_SHMEM_FREE, "GASP_SHMEM_FREE", PPW_OP_GLOBAL_FREE)                                   \
+    X(GASP_SHMEM_SYNC, "GASP_SHMEM_SYNC", PPW_OP_GROUP_SYNC)
 
 
 /* The data an MPI event says it moves, from its START operands (the
@@ -599,20 +601,36 @@ static inline int ppw_gasp_moved_elements(unsigned tag, const uint64_t *args, ui
  * above: the element size comes last), or 0. */
 static inline uint64_t ppw_gasp_shmem_bytes(unsigned tag, const uint64_t *args, uint32_t nargs)
 {
+    uint64_t count = 0, size = 0, bytes;
     switch (tag) {
     case GASP_SHMEM_PUT: /* addr nelems pe size */
     case GASP_SHMEM_PUT_NBI:
     case GASP_SHMEM_GET:
-    case GASP_SHMEM_GET_NBI: return nargs >= 4 ? args[1] * args[3] : 0;
+    case GASP_SHMEM_GET_NBI:
+        if (nargs >= 4)
+            count = args[1], size = args[3];
+        break;
     case GASP_SHMEM_P: /* addr pe size */
     case GASP_SHMEM_G:
-    case GASP_SHMEM_ATOMIC: return nargs >= 3 ? args[2] : 0;
-    case GASP_SHMEM_BROADCAST: /* nelems root size */ return nargs >= 3 ? args[0] * args[2] : 0;
-    case GASP_SHMEM_COLLECT: /* nelems size */
+    case GASP_SHMEM_ATOMIC:
+        if (nargs >= 3)
+            count = 1, size = args[2];
+        break;
+    case GASP_SHMEM_BROADCAST: /* nelems root size */
+        if (nargs >= 3)
+            count = args[0], size = args[2];
+        break;
+    case GASP_SHMEM_COLLECT: /* nelems size (nreduce: a C int, sign-extended) */
     case GASP_SHMEM_ALLTOALL:
-    case GASP_SHMEM_REDUCE: return nargs >= 2 ? args[0] * args[1] : 0;
-    default: return 0;
+    case GASP_SHMEM_REDUCE:
+        if (nargs >= 2)
+            count = args[0], size = args[1];
+        break;
+    default: break;
     }
+    if ((int64_t)count <= 0 || __builtin_mul_overflow(count, size, &bytes))
+        return 0; /* a negative count or a damaged record moves nothing known */
+    return bytes;
 }
 
 static inline int ppw_gasp_tag_is_shmem(unsigned tag)

@@ -155,8 +155,9 @@ samples_of() {
 # Exact, not sampled: a sample inside shmem_double_p called from exchange
 # is charged at the call, which writes the ghost row of f->u (row() returns
 # a pointer into its argument f->u): it blames field.u.  A sample inside
-# shmem_set_lock or shmem_clear_lock blames log_lock.  The code view's
-# samples under those calls are the floors, whatever their number.
+# shmem_set_lock or shmem_clear_lock blames log_lock.  So the code view's
+# samples under those calls are floors of the two variables' totals,
+# whatever their number (other lines blame them too).
 case_blame() {
     local steps=400 puts locks
     while :; do

@@ -13,9 +13,11 @@
  *          where good sends one): aggregation
  *   lock   as good, but each PE also relaxes its log entry while holding
  *          the log's lock: lock contention
- *   get    as good, and each step every PE reads the next PE's weight
- *          table element by element, each shmem_double_get_nbi completed
- *          at once by shmem_quiet: a get's latency on the critical path
+ *   get    each PE relaxes its block alone (no halo, no per-step
+ *          reduction, counter or log, so that the gets are the one
+ *          synchronization) and reads the next PE's weight table element
+ *          by element, each shmem_double_get_nbi completed at once by
+ *          shmem_quiet: a get's latency on the critical path
  *
  *   shmem_heat MODE [STEPS [NX [ROWS_PER_PE]]]
  *
@@ -224,9 +226,12 @@ int main(int argc, char **argv)
 
     double residual = 0, seen = 0;
     for (int step = 0; step < steps; step++) {
-        exchange(&field, mode, me, npes);
-        if (mode == MODE_GET)
+        if (mode == MODE_GET) {
+            residual = sweep(&field, me, npes);
             seen += read_weights((me + 1) % npes);
+            continue;
+        }
+        exchange(&field, mode, me, npes);
         residual_local = sweep(&field, me, npes);
         shmem_double_sum_to_all(&residual_total, &residual_local, 1, 0, 0, npes, sum_work,
                                 sum_sync[step & 1]);

@@ -15,6 +15,9 @@
 #   verify   opt-19 -verify-each over instrumented IR
 #   doc      docs/gasp.md names every wrapped callee and every tag of
 #            ppw/gasp_events.h
+#   shmem    OpenSHMEM calls of every operand layout (context first,
+#            strided, atomics, collectives) carry the documented operands
+#            and element size (gasp_shmem.c, against do-nothing entries)
 # Exit 77 means skipped.
 set -euo pipefail
 case_=$1 build=$2 clang=$3
@@ -182,6 +185,37 @@ case_stub() {
         done
         [ "$(grep -c '^func ' <<<"$err")" = 2 ] || fail "-$level: function events: $err"
         [ $status = 0 ] || { echo "program: $out"; echo "tool: $err"; }
+    done
+}
+
+# OpenSHMEM's operands, where the typed, context and strided forms keep
+# them (OpenSHMEM 1.4): each event carries the remote address, the count
+# and the PE as docs/gasp.md lists them, then the element size.
+case_shmem() {
+    local level out err
+    "$clang" -g -O2 -std=c11 -I"$include" -c "$here/gasp_stub.c" -o "$work/stub.o"
+    "$clang" -O2 -c "$here/gasp_shmem_lib.c" -o "$work/shmem_lib.o"
+    for level in O0 O2; do
+        "$clang" -g "-$level" -fpass-plugin="$plugin" -c "$here/gasp_shmem.c" -o "$work/shmem.o"
+        "$clang" "$work/shmem.o" "$work/shmem_lib.o" "$work/stub.o" -o "$work/shmem"
+        "$work/shmem" >"$work/out" 2>"$work/err" || fail "-$level: the program failed"
+        out=$(cat "$work/out") err=$(cat "$work/err")
+        at() { sed -n "s/^$1 //p" <<<"$out"; }
+        local line site
+        # the calls' lines in gasp_shmem.c, in order
+        for line in "GASP_SHMEM_PUT shmem_ctx_int_iput $(at ints) 0x7 0x3 0x4" \
+            "GASP_SHMEM_ATOMIC shmem_ctx_long_atomic_compare_swap $(at long1) 0x2 0x8" \
+            "GASP_SHMEM_ALLTOALL shmem_alltoalls64 0x9 0x8" \
+            "GASP_SHMEM_G shmem_double_g $(at double1) 0x1 0x8" \
+            "GASP_SHMEM_P shmem_ctx_double_p $(at double2) 0x3 0x8" \
+            "GASP_SHMEM_WAIT_UNTIL shmem_long_wait_until $(at long3) 0x8" \
+            "GASP_SHMEM_REDUCE shmem_int_sum_to_all 0x5 0x4" \
+            "GASP_SHMEM_GET_NBI shmem_getmem_nbi $(at byte16) 0xb 0x2 0x1"; do
+            read -r tag callee operands <<<"$line"
+            site=$(grep -n "^    [a-z ]*= *$callee(\|^    $callee(" "$here/gasp_shmem.c" | cut -d: -f1)
+            grep -q "^$tag START gasp_shmem.c:$site:[0-9]* $operands\$" <<<"$err" ||
+                fail "-$level: $callee: want $tag START gasp_shmem.c:$site $operands; the tool saw: $(grep "^$tag " <<<"$err")"
+        done
     done
 }
 

@@ -95,9 +95,10 @@ static const struct {
                                 "synchronize only the ranks that communicate (post/start/"
                                 "complete/wait, or passive target with flushes)"},
     [PATTERN_WINDOW_LOCK] = {"window-lock-contention", "contention for a window or SHMEM lock",
-                             "hold the lock for less time (compute outside the epoch), take a "
-                             "shared lock where the accesses allow (accumulates are atomic "
-                             "under it), or spread the data over several ranks' windows"},
+                             "hold the lock for less time (compute outside the epoch or critical "
+                             "section), take a shared lock where the accesses allow (MPI "
+                             "accumulates are atomic under it; SHMEM atomics need no lock), or "
+                             "spread the data over several ranks' windows"},
     [PATTERN_GET_LATENCY] = {"get-latency",
                              "a get completed at once: its latency on the critical path",
                              "issue the get earlier (the next step's data) and complete it "

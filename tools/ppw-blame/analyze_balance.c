@@ -346,6 +346,15 @@ static double busy_fraction(const struct group_load *g)
     return frac > 1 ? 1 : frac;
 }
 
+/* Whether a one-sided synchronization waits for other ranks to arrive (a
+ * fence, a PSCW epoch's start or wait), so that uneven work makes it wait;
+ * a flush or quiet waits for the rank's own transfers. */
+static bool waits_for_ranks(const char *region)
+{
+    return !strcmp(region, "MPI_Win_fence") || !strcmp(region, "MPI_Win_start") ||
+           !strcmp(region, "MPI_Win_wait");
+}
+
 int find_imbalance(struct engine *e, struct ppw_err *err)
 {
     size_t n;
@@ -401,7 +410,7 @@ int find_imbalance(struct engine *e, struct ppw_err *err)
         for (size_t i = 0; i < e->out->nfindings; i++) {
             struct analyze_finding *f = &e->out->findings[i];
             if ((f->pattern == PATTERN_BARRIER_WAIT || f->pattern == PATTERN_COLLECTIVE_WAIT ||
-                 f->pattern == PATTERN_ONE_SIDED_SYNC) &&
+                 (f->pattern == PATTERN_ONE_SIDED_SYNC && waits_for_ranks(f->region))) &&
                 !f->cause[0])
                 setf(f->cause, sizeof f->cause, "%s", cause);
         }

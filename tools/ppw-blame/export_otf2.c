@@ -89,6 +89,8 @@ struct thread_state {
     size_t nops, cap_ops, nlocks, cap_locks;
     uint64_t next_op, next_lock;
     uint32_t closing_win; /* the window an MPI_Win_free in progress frees */
+    bool shmem_blocking;  /* a blocking SHMEM get or atomic in progress issued ... */
+    uint64_t shmem_op;    /* ... this op, which its END completes */
 };
 
 struct otf2_export {
@@ -194,7 +196,8 @@ static void shmem_role(uint32_t tag, OTF2_RegionRole *role)
     switch (tag) {
     case GASP_SHMEM_INIT:
     case GASP_SHMEM_FINALIZE: *role = OTF2_REGION_ROLE_FUNCTION; break;
-    case GASP_SHMEM_BARRIER: *role = OTF2_REGION_ROLE_BARRIER; break;
+    case GASP_SHMEM_BARRIER:
+    case GASP_SHMEM_SYNC: *role = OTF2_REGION_ROLE_BARRIER; break;
     case GASP_SHMEM_BROADCAST: *role = OTF2_REGION_ROLE_COLL_ONE2ALL; break;
     case GASP_SHMEM_COLLECT:
     case GASP_SHMEM_ALLTOALL:
@@ -475,7 +478,7 @@ static uint32_t window_made(struct otf2_export *x, const struct ppw_run_trace *e
     struct window *old = window_of(x, ev->args[4]);
     if (old)
         old->live = false;
-    x->wins[x->nwins++] = (struct window){ev->args[4], x->created, true};
+    x->wins[x->nwins++] = (struct window){ev->args[4], x->created + x->window_base, true};
     if (++x->created > x->windows)
         x->windows = x->created;
     return x->created - 1 + x->window_base;
@@ -660,7 +663,8 @@ static int rma_end(struct otf2_export *x, struct thread_state *s, const struct p
 /* The symmetric heap is one window over all PEs (OTF2 has no SHMEM
  * records of its own): puts, gets and atomics are RMA operations on it,
  * blocking gets and atomics complete when they return, puts at the next
- * quiet or barrier (shmem_barrier_all implies a quiet). */
+ * quiet or barrier (a barrier implies a quiet; shmem_sync does not).
+ * shmem_ctx_quiet is taken for a quiet of every context. */
 #define SHMEM_HEAP_WINDOW 0u
 
 static int shmem_start(struct otf2_export *x, struct thread_state *s, const struct ppw_run_trace *ev,
@@ -668,7 +672,8 @@ static int shmem_start(struct otf2_export *x, struct thread_state *s, const stru
 {
     uint32_t tag = ev->region->tag, win = SHMEM_HEAP_WINDOW;
     const uint64_t *a = ev->args;
-    if (tag == GASP_SHMEM_BARRIER) {
+    s->shmem_blocking = false;
+    if (tag == GASP_SHMEM_BARRIER || tag == GASP_SHMEM_SYNC) {
         CHECK(x, OTF2_EvtWriter_RmaCollectiveBegin(s->w, NULL, ts));
         return 0;
     }
@@ -680,10 +685,12 @@ static int shmem_start(struct otf2_export *x, struct thread_state *s, const stru
     if ((!counted && !single) || ev->nargs < (counted ? 4u : 3u))
         return 0;
     uint64_t pe = a[counted ? 2 : 1], bytes = ppw_gasp_shmem_bytes(tag, a, ev->nargs);
-    uint32_t pes = x->trace.job ? x->trace.job_size : 1;
+    uint64_t pes = x->trace.job ? x->trace.nunits : 1; /* the communicator's members */
     if (pe >= pes)
         return 0;
     uint64_t id = s->next_op++;
+    s->shmem_blocking = tag == GASP_SHMEM_GET || tag == GASP_SHMEM_G || tag == GASP_SHMEM_ATOMIC;
+    s->shmem_op = id;
     if (tag == GASP_SHMEM_PUT || tag == GASP_SHMEM_PUT_NBI || tag == GASP_SHMEM_P)
         CHECK(x, OTF2_EvtWriter_RmaPut(s->w, NULL, ts, win, (uint32_t)pe, bytes, id));
     else if (tag == GASP_SHMEM_ATOMIC)
@@ -704,11 +711,13 @@ static int shmem_end(struct otf2_export *x, struct thread_state *s, const struct
     case GASP_SHMEM_GET: /* blocking: the data is there when it returns */
     case GASP_SHMEM_G:
     case GASP_SHMEM_ATOMIC:
-        /* its START pushed it last: calls do not nest on a thread */
-        if (s->nops && s->ops[s->nops - 1].id == s->next_op - 1) {
+        /* the op its START pushed, last: calls do not nest on a thread
+         * (none when the START's record was short or named no member) */
+        if (s->shmem_blocking && s->nops && s->ops[s->nops - 1].id == s->shmem_op) {
             s->nops--;
-            CHECK(x, OTF2_EvtWriter_RmaOpCompleteBlocking(s->w, NULL, ts, win, s->next_op - 1));
+            CHECK(x, OTF2_EvtWriter_RmaOpCompleteBlocking(s->w, NULL, ts, win, s->shmem_op));
         }
+        s->shmem_blocking = false;
         return 0;
     case GASP_SHMEM_QUIET: return settle(x, s, ts, win, UINT32_MAX, false);
     case GASP_SHMEM_BARRIER: {
@@ -720,6 +729,11 @@ static int shmem_end(struct otf2_export *x, struct thread_state *s, const struct
                          OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
         return rc;
     }
+    case GASP_SHMEM_SYNC: /* the PEs meet; their transfers need not be complete */
+        CHECK(x, OTF2_EvtWriter_RmaCollectiveEnd(s->w, NULL, ts, OTF2_COLLECTIVE_OP_BARRIER,
+                                                 OTF2_RMA_SYNC_LEVEL_PROCESS, win,
+                                                 OTF2_COLLECTIVE_ROOT_NONE, 0, 0));
+        return 0;
     default: return 0;
     }
 }
