@@ -605,10 +605,10 @@ static double get_wait_of(const struct engine *e, uint32_t unit, uint32_t thread
 }
 
 /* A get is completed at once when the next event of its thread starts a
- * completion (MPI_Win_flush, an unlock, a fence) sooner after the get's
- * END than that completion then waits: the work between them was too
- * short to hide the transfer, and the whole completion is the get's
- * latency, paid on the critical path (PPW's one-sided delay of a blocking
+ * completion (MPI_Win_flush, an unlock, a fence, shmem_quiet) sooner after
+ * the get's END than the get and its completion then take: the work
+ * between them was too short to hide the transfer, and the get's whole
+ * time, issue and completion, is its latency, paid on the critical path (PPW's one-sided delay of a blocking
  * transfer).  Needs the trace; the completions' time goes to the get's
  * site and leaves the sync waits. */
 /* One get site's completions waited at once, summed over the ranks. */
@@ -663,13 +663,14 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
                         if (done->region != next->region || done->evttype != GASP_END)
                             continue;
                         double ns = (double)(done->time_ns - next->time_ns);
-                        if ((double)(next->time_ns - end->time_ns) >= ns)
-                            break; /* enough work in between to hide it */
-                        /* the get's own call too: issue and completion, one transfer */
+                        /* the get's own call too: issue and completion, one
+                         * transfer (a library may move the data in either) */
                         const struct ppw_run_trace *start = i > 0 ? &th->traces[i - 1] : NULL;
                         double issue = start && start->region == get && start->evttype == GASP_START
                                            ? (double)(end->time_ns - start->time_ns)
                                            : 0;
+                        if ((double)(next->time_ns - end->time_ns) >= ns + issue)
+                            break; /* enough work in between to hide it */
                         lost += (ns + issue) * scale;
                         at_once++;
                         rc = note_get_wait(e, (uint32_t)u, th->index, next->region->id, ns * scale);
