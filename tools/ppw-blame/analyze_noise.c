@@ -71,44 +71,70 @@ static bool waiting_op(uint32_t op)
     }
 }
 
-/* Whether the calls of region g block: they wait, or join.  MPI_Init and
+/* Whether a call of operation op (tag) waits for others.  MPI_Init and
  * MPI_Finalize wait for the launcher and the other ranks: ranks started
- * apart would otherwise seem to progress apart. */
+ * apart would otherwise seem to progress apart.  A window's creation and
+ * free (and shmem_malloc's and shmem_free's) are collective: a rank that
+ * arrives first waits in them for the others, as at a barrier (the lock
+ * mode of mpi_rma_heat.c: rank 0, whose lock is local, spun 1.7 s in
+ * MPI_Win_free, and read as 2x busier than rank 1). */
+static bool waiting_call(uint32_t op, uint32_t tag)
+{
+    if (op == PPW_OP_INIT || op == PPW_OP_TERM || op == PPW_OP_GLOBAL_ALLOC ||
+        op == PPW_OP_GLOBAL_FREE)
+        return is_process_comm_tag(tag);
+    return waiting_op(op);
+}
+
+/* Whether the calls of region g block: they wait, or join. */
 static bool blocking_region(const struct ppw_run_region *g)
 {
-    if (g->op == PPW_OP_INIT || g->op == PPW_OP_TERM)
-        return is_process_comm_tag(g->tag);
-    return g->op == PPW_OP_JOIN || waiting_op(g->op);
+    return g->op == PPW_OP_JOIN || waiting_call(g->op, g->tag);
+}
+
+static const char *without_underscores(const char *name)
+{
+    while (*name == '_')
+        name++;
+    return name;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Whether a sampled frame is a waiting call of the GASP table (by name:
  * glibc's symbols add underscores, MPI's and OpenSHMEM's profiling layers
- * a P).  Not joins:
- * a taskwait runs other tasks. */
+ * a P).  Not joins: a taskwait runs other tasks.  The table has a row per
+ * SHMEM variant (about a thousand), so its waiting calls are sorted once
+ * and searched. */
 static bool blocking_frame(const char *function)
 {
     static const struct {
         const char *name;
-        uint32_t op;
+        uint32_t op, tag;
     } calls[] = {
-#define PPW_CALL_ROW(tag, name, op, operands, has_result) {name, op},
+#define PPW_CALL_ROW(tag, name, op, operands, has_result) {name, op, tag},
         PPW_GASP_CALLS(PPW_CALL_ROW)
 #undef PPW_CALL_ROW
     };
+    static const char *waiting[sizeof calls / sizeof calls[0]];
+    static size_t nwaiting;
+    static bool sorted;
+    if (!sorted) { /* ppw-blame reads its inputs on one thread */
+        for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+            if (waiting_call(calls[i].op, calls[i].tag))
+                waiting[nwaiting++] = without_underscores(calls[i].name);
+        qsort(waiting, nwaiting, sizeof *waiting, compare_names);
+        sorted = true;
+    }
     if (!function)
         return false;
-    while (*function == '_')
-        function++;
+    function = without_underscores(function);
     if (strncmp(function, "PMPI_", 5) == 0 || strncmp(function, "pshmem_", 7) == 0)
         function++;
-    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
-        const char *name = calls[i].name;
-        while (*name == '_')
-            name++;
-        if (waiting_op(calls[i].op) && strcmp(function, name) == 0)
-            return true;
-    }
-    return false;
+    return bsearch(&function, waiting, nwaiting, sizeof *waiting, compare_names) != NULL;
 }
 
 /* Whether a sample was taken waiting: inside a blocking call, not in the
