@@ -269,7 +269,7 @@ scaling)
 # found, at its line, on the window's memory.
 rma_small) rma_case small small-one-sided small 'h->rows' ;;
 rma_get) rma_case get get-latency get weight ;;
-rma_fence) rma_case imbalance one-sided-sync-wait fence 'h->rows' found ;;
+rma_fence) rma_case imbalance one-sided-sync-wait fence 'h->rows' ;;
 rma_lock) rma_case lock window-lock-contention lock 'm->progress' ;;
 shmem_get) shmem_case get get-latency get weight ;;
 late_sender) mpi_case late_sender late-sender 'MPI_Recv(' 0 ;;

@@ -872,6 +872,7 @@ static int emit_waits(struct engine *e, struct ppw_err *err)
             lo = s->group_waits[k] < s->group_waits[lo] ? k : lo;
         }
         e->explained_ns[s->pattern] += s->wait_ns;
+        e->waits_machine_ns += s->machine_ns;
         struct analyze_finding *f = new_finding(e, s->pattern, s->wait_ns, err);
         if (!f)
             return PPW_ENOMEM;

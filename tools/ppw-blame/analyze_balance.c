@@ -386,8 +386,12 @@ int find_imbalance(struct engine *e, struct ppw_err *err)
     /* The waits found so far already count this time: at barriers and
      * collectives, and a consumer idle on a condition or a lock (cond.c's
      * consumer, whose condition wait the imbalance outranked under load,
-     * where the wait is taken at the machine's pace and CPU time is not). */
-    double sync = explained_waits(e);
+     * where the wait is taken at the machine's pace and CPU time is not).
+     * So does the machine's part of those waits (the partner was ready,
+     * but had no CPU): the waiter's CPU time lacks it, yet it is no work
+     * the partner did (a fence wait that the imbalance made led, or
+     * trailed, the imbalance by that part alone). */
+    double sync = explained_waits(e) + e->waits_machine_ns;
     char function[128] = "", variable[128] = "";
     double fratio = 0, vratio = 0;
     if (n >= 2 && mean > 0 && max / mean >= e->t->deviation) {

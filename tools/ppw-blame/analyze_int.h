@@ -98,6 +98,7 @@ struct engine {
     struct analyze_result *out;
     size_t cap;
     double explained_ns[PATTERN_COUNT]; /* wait found per pattern */
+    double waits_machine_ns; /* the machine's part of the waits found (partners ready, no CPU) */
     double explained_comm_ns; /* time in MPI calls at the sites the findings over --min-loss
                                  name, whole */
     bool *waiting; /* settle_site_waits: per view stack, taken inside a waiting call */
