@@ -20,6 +20,7 @@
 #include "read_graph.h"
 #include "read_run.h"
 #include "export.h"
+#include "intrusion.h"
 #include "symbols.h"
 #include "view.h"
 #include "ppw/gasp_events.h"
@@ -647,6 +648,12 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
                 double scale = traced ? (double)all_calls / (double)traced : 1;
                 if (scale < 1)
                     scale = 1;
+                /* Between a call's END and the next call's START lies ppw's
+                 * own work too: the probe pair's part outside the calls
+                 * (about 1 us in situ here, as long as a get). */
+                struct ppw_probe_costs costs;
+                ppw_intrusion_probe_costs(run, th, &costs);
+                double probes = costs.pair_ns > costs.inner_ns ? costs.pair_ns - costs.inner_ns : 0;
                 for (size_t i = 0; i + 2 < th->trace_count && !rc; i++) {
                     const struct ppw_run_trace *end = &th->traces[i], *next = &th->traces[i + 1];
                     if (end->region != get || end->evttype != GASP_END)
@@ -669,7 +676,7 @@ static int find_get_latency(struct engine *e, struct ppw_err *err)
                         double issue = start && start->region == get && start->evttype == GASP_START
                                            ? (double)(end->time_ns - start->time_ns)
                                            : 0;
-                        if ((double)(next->time_ns - end->time_ns) >= ns + issue)
+                        if ((double)(next->time_ns - end->time_ns) - probes >= ns + issue)
                             break; /* enough work in between to hide it */
                         lost += (ns + issue) * scale;
                         at_once++;
