@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -164,6 +166,12 @@ static void move_off(int fd)
             int flags = fcntl(copy, F_GETFL);
             fcntl(copy, F_SETFL, flags & ~O_ASYNC);
             fcntl(copy, F_SETFL, flags | O_ASYNC);
+            /* An overflow between the two sent no signal, and the event,
+             * armed for one, stays disabled: no handler would re-arm it
+             * (runtime.lost: every later sample lost, now and then).  So
+             * arm it again; if it was armed, it is one overflow ahead,
+             * which the handler's re-arming keeps. */
+            ioctl(copy, PERF_EVENT_IOC_REFRESH, 1);
         }
         set_bit(copy, 1);
         __atomic_store_n(o->slot, copy, __ATOMIC_RELEASE);
