@@ -78,6 +78,9 @@ static uint64_t drops_without_thread; /* signals for threads with no state */
 /* PAPI state (only when source == PPW_METRIC_PAPI_CYCLES). */
 static PPW_TLS int papi_eventset = -1;
 
+/* Samples that share one drawn period (perf task clock; see on_signal). */
+enum { JITTER_HOLD = 8 };
+
 PPW_SIGSAFE static uint64_t next_period(struct ppw_thread *t)
 {
     if (ppw_config.jitter_pct == 0)
@@ -349,9 +352,18 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
             drop(t, PPW_DROP_NOT_READY);
         } else {
             record_sample(t, uc, cpu_weight(t));
-            uint64_t next = next_period(t);
-            if (next != t->period && ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
-                t->period = next;
+            /* A new period every JITTER_HOLD samples, not every one:
+             * PERF_EVENT_IOC_PERIOD costs about 3.4 us here, as much as the
+             * walk and the record together, and a period held a few
+             * samples still drifts the phase at random. */
+            if (t->period_holds > 0) {
+                t->period_holds--;
+            } else {
+                uint64_t next = next_period(t);
+                if (next != t->period && ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
+                    t->period = next;
+                t->period_holds = JITTER_HOLD - 1;
+            }
             ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
         }
     } else if (source == PPW_METRIC_POSIX_CPU_TIMER && info->si_code == SI_TIMER &&

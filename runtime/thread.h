@@ -47,6 +47,7 @@ struct ppw_thread {
     uint64_t last_cpu_ns; /* POSIX timer: CPU time at the previous sample */
     uint64_t armed_cpu_ns; /* CPU time when the sampler was armed */
     uint64_t rng;         /* jitter state */
+    uint32_t period_holds; /* samples left before the next period is drawn */
     uint64_t nsamples;
     struct ppw_stack_table *stacks;
     uint64_t *walk;       /* PPW_MAX_FRAMES_LIMIT + 8 entries, for the handler */
