@@ -112,19 +112,32 @@ static LLVMValueRef file_string(struct instrumenter *in, const char *name, size_
     return global;
 }
 
-/* The tool's function: an existing declaration or definition is used as
- * it is; otherwise a weak declaration.  NULL when the name is taken by
- * something that is not a function. */
-static LLVMValueRef tool_function(struct instrumenter *in, const char *name, LLVMTypeRef type)
+/* The module's function `name`: an existing declaration or definition as
+ * it is, else a new declaration of `type` (*added set).  NULL when the
+ * name is taken by something that is not a function. */
+static LLVMValueRef function_named(struct instrumenter *in, const char *name, LLVMTypeRef type,
+                                   int *added)
 {
+    *added = 0;
     LLVMValueRef existing = LLVMGetNamedFunction(in->module, name);
     if (existing)
         return existing;
     if (LLVMGetNamedGlobal(in->module, name) ||
         LLVMGetNamedGlobalAlias(in->module, name, strlen(name)))
         return NULL;
-    LLVMValueRef function = LLVMAddFunction(in->module, name, type);
-    LLVMSetLinkage(function, LLVMExternalWeakLinkage);
+    *added = 1;
+    return LLVMAddFunction(in->module, name, type);
+}
+
+/* The tool's function: an existing declaration or definition is used as
+ * it is; otherwise a weak declaration.  NULL when the name is taken by
+ * something that is not a function. */
+static LLVMValueRef tool_function(struct instrumenter *in, const char *name, LLVMTypeRef type)
+{
+    int added;
+    LLVMValueRef function = function_named(in, name, type, &added);
+    if (added)
+        LLVMSetLinkage(function, LLVMExternalWeakLinkage);
     return function;
 }
 
@@ -397,15 +410,34 @@ static void mark_unlikely(struct instrumenter *in, LLVMValueRef branch)
 }
 
 /* Whether the call's site may go quiet when the tool throttles it: every
- * row but those whose events the tool needs at each call.  MPI's tell the
- * PMPI wrappers that the pass wraps the call (runtime/mpi.c), which would
- * otherwise record it; dlopen's and dlclose's refresh the module map; the
- * other initialisation and termination rows (MPI_Init, MPI_Finalize) run
- * once. */
+ * row but those whose events the tool needs at each call.  dlopen's and
+ * dlclose's refresh the module map; the other initialisation and
+ * termination rows (MPI_Init, MPI_Finalize) run once.  An MPI call may go
+ * quiet only where it can be sent past libppw's PMPI wrapper (pmpi_entry),
+ * which would otherwise record each call the pass did not send. */
 static int site_may_go_quiet(const struct call_row *row)
 {
-    return !ppw_gasp_tag_is_mpi(row->tag) &&
-           row->op != PPW_OP_INIT && row->op != PPW_OP_TERM;
+    return row->op != PPW_OP_INIT && row->op != PPW_OP_TERM;
+}
+
+/* For an MPI row: the profiling interface's entry PMPI_X of the call's
+ * MPI_X, declared with the call's type when the module lacks it, which a
+ * call the site does not send goes to.  Every MPI library has one (the
+ * standard's name-shifted interface); it skips libppw's MPI_X wrapper,
+ * which otherwise records a call whose START the pass did not send
+ * (runtime/mpi.c).  NULL for other rows, or when the name is taken by
+ * something that is not a function. */
+static LLVMValueRef pmpi_entry(struct instrumenter *in, const struct call_row *row,
+                               LLVMValueRef call)
+{
+    char name[64];
+    int added;
+    if (!ppw_gasp_tag_is_mpi(row->tag) || strncmp(row->callee, "MPI_", 4) != 0 ||
+        snprintf(name, sizeof name, "P%s", row->callee) >= (int)sizeof name)
+        return NULL;
+    /* a strong declaration: libmpi defines it, and a weak one left
+     * unresolved would be a call to address 0 */
+    return function_named(in, name, LLVMGetCalledFunctionType(call), &added);
 }
 
 /* Whether this call at a site that may go quiet sends its events
@@ -481,10 +513,21 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
     payload[0] = record;
     payload[1] = LLVMConstInt(in->i64, 1, 0);
     unsigned tag = row->tag | GASP_PPW_SITE;
-    if (site_may_go_quiet(row)) {
+    int is_mpi = ppw_gasp_tag_is_mpi(row->tag);
+    LLVMValueRef pmpi = is_mpi && site_may_go_quiet(row) ? pmpi_entry(in, row, call) : NULL;
+    if (site_may_go_quiet(row) && (!is_mpi || pmpi)) {
         LLVMPositionBuilderBefore(in->builder, call);
         LLVMSetCurrentDebugLocation2(in->builder, loc);
         guard = site_guard(in, guard, row, call, record, &place, loc, &payload[1]);
+        if (pmpi) {
+            /* MPI_X when START went out (libppw's wrapper then only passes
+             * it on), PMPI_X when not: a quiet MPI site never enters
+             * libppw. */
+            LLVMValueRef callee = LLVMGetCalledValue(call);
+            LLVMValueRef entry =
+                LLVMBuildSelect(in->builder, guard, callee, pmpi, "gasp.mpi.entry");
+            LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, entry);
+        }
     } else {
         enter_guarded_block(in, guard, call, loc);
         build_notify(in, tag, GASP_START, &place, payload,

@@ -25,7 +25,9 @@
  * 64-bit values, pointers and handles as addresses, ints sign-extended;
  * END adds the result) and no file (the stack gives the call site).  When
  * the pass already wrapped the call, its START event has set
- * ppw_gasp_mpi_depth (gasp.c) and the wrapper records nothing. */
+ * ppw_gasp_mpi_depth (gasp.c) and the wrapper records nothing; a call its
+ * quiet site does not send goes to PMPI_X directly (pass/instrument.c,
+ * pmpi_entry) and never reaches the wrapper. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1332,6 +1332,31 @@ case_mpi_events() {
         check "rank $rank, ppw-cc build: no other MPI events" \
             '[.trace[] | select(.tag >= 1300 and .tag < 1400)] | length == 20' i$rank.json
     done
+    # A quiet MPI site: 30,000 more allreduces at one call site, throttled
+    # after 10,000 timed calls (PPW_THROTTLE_USEC is set beyond any call's
+    # mean), then sampled 1 in about 100 (spacing uniform in [50, 150)).
+    # The calls a quiet site does not send go to PMPI_Allreduce, past
+    # libppw's wrapper; were they sent to MPI_Allreduce, the wrapper would
+    # record about 20,000 of them in a row of its own, without a file.  The
+    # estimate: 10,000 counted plus about 200 sampled calls standing for
+    # 100 each, whose count has a relative deviation of about
+    # sqrt(1/(12 x 200)) = 2% of 20,000, so 30,000 +- 10% is over 7 sd.
+    mkdir quiet
+    (cd quiet && PPW_THROTTLE_USEC=1000000 PPW_THROTTLE_SAMPLE=100 "${mpirun[@]}" \
+        ../mpi_collect.inst 30000 >../quiet.out 2>../quiet.err) ||
+        { fail "ppw-cc-built mpi_collect 30000 failed: $(head -3 quiet.err)"; return; }
+    grep -q "repeats 30000, sum 120000" quiet.out || fail "quiet MPI site's output: $(cat quiet.out)"
+    for rank in 0 1 2 3; do
+        r=$(ls -d quiet/ppw-mpi_collect.inst-*/r$rank-* 2>/dev/null | head -1)
+        [ -n "$r" ] || { fail "quiet: no directory for rank $rank"; continue; }
+        "$blame" profile "$r" --format json >q$rank.json || { fail "ppw-blame profile $r"; continue; }
+        check "rank $rank, quiet MPI site: no allreduce recorded by the wrapper (no file)" \
+            '[.rows[] | select(.name == "GASP_MPI_ALLREDUCE" and (.file == null or .file == ""))]
+             | length == 0' q$rank.json
+        check "rank $rank, quiet MPI site: sampled, and about 30,000 calls estimated" \
+            '[.throttled[] | select(.name == "GASP_MPI_ALLREDUCE")] | length == 1 and
+             (.[0] | .sampled_calls >= 100 and .calls >= 27000 and .calls <= 33000)' q$rank.json
+    done
 }
 
 # MPI-3 one-sided calls (programs/mpi_rma.c: every wrapped call a known

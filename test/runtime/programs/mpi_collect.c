@@ -1,9 +1,14 @@
 /* runtime.mpi_events: point-to-point, non-blocking and collective calls
  * whose events come from libppw's PMPI wrappers (built without the pass)
  * or from the pass (built with ppw-cc): each rank sends to rank+1 with tag
- * 100+rank and receives from rank-1 with tag 100+(rank-1). */
+ * 100+rank and receives from rank-1 with tag 100+(rank-1).
+ *
+ *   mpi_collect [REPEATS]   REPEATS more allreduces of one long at one
+ *                           call site (a site that goes quiet when
+ *                           throttled), whose sum rank 0 prints */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -32,6 +37,13 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("ranks %d, total %ld, root %ld\n", size, total, root);
+    long repeats = argc > 1 ? atol(argv[1]) : 0, one = 1, sum_of_ones = 0, ones = 0;
+    for (long i = 0; i < repeats; i++) {
+        MPI_Allreduce(&one, &ones, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+        sum_of_ones += ones;
+    }
+    if (rank == 0 && repeats > 0)
+        printf("repeats %ld, sum %ld\n", repeats, sum_of_ones);
     MPI_Finalize();
     return 0;
 }
