@@ -112,32 +112,19 @@ static LLVMValueRef file_string(struct instrumenter *in, const char *name, size_
     return global;
 }
 
-/* The module's function `name`: an existing declaration or definition as
- * it is, else a new declaration of `type` (*added set).  NULL when the
- * name is taken by something that is not a function. */
-static LLVMValueRef function_named(struct instrumenter *in, const char *name, LLVMTypeRef type,
-                                   int *added)
+/* The tool's function: an existing declaration or definition is used as
+ * it is; otherwise a weak declaration.  NULL when the name is taken by
+ * something that is not a function. */
+static LLVMValueRef tool_function(struct instrumenter *in, const char *name, LLVMTypeRef type)
 {
-    *added = 0;
     LLVMValueRef existing = LLVMGetNamedFunction(in->module, name);
     if (existing)
         return existing;
     if (LLVMGetNamedGlobal(in->module, name) ||
         LLVMGetNamedGlobalAlias(in->module, name, strlen(name)))
         return NULL;
-    *added = 1;
-    return LLVMAddFunction(in->module, name, type);
-}
-
-/* The tool's function: an existing declaration or definition is used as
- * it is; otherwise a weak declaration.  NULL when the name is taken by
- * something that is not a function. */
-static LLVMValueRef tool_function(struct instrumenter *in, const char *name, LLVMTypeRef type)
-{
-    int added;
-    LLVMValueRef function = function_named(in, name, type, &added);
-    if (added)
-        LLVMSetLinkage(function, LLVMExternalWeakLinkage);
+    LLVMValueRef function = LLVMAddFunction(in->module, name, type);
+    LLVMSetLinkage(function, LLVMExternalWeakLinkage);
     return function;
 }
 
@@ -421,23 +408,22 @@ static int site_may_go_quiet(const struct call_row *row)
 }
 
 /* For an MPI row: the profiling interface's entry PMPI_X of the call's
- * MPI_X, declared with the call's type when the module lacks it, which a
- * call the site does not send goes to.  Every MPI library has one (the
- * standard's name-shifted interface); it skips libppw's MPI_X wrapper,
- * which otherwise records a call whose START the pass did not send
- * (runtime/mpi.c).  NULL for other rows, or when the name is taken by
- * something that is not a function. */
+ * MPI_X, which a call the site does not send goes to: it skips libppw's
+ * MPI_X wrapper, which otherwise records a call whose START the pass did
+ * not send (runtime/mpi.c).  Declared weak when the module lacks it (an
+ * MPI stub library may have no PMPI_ names: the call then stays MPI_X,
+ * see wrap_call).  NULL for other rows, when MPI_X is defined in this
+ * module (the program's own, which must run), or when the name is taken
+ * by something that is not a function. */
 static LLVMValueRef pmpi_entry(struct instrumenter *in, const struct call_row *row,
                                LLVMValueRef call)
 {
     char name[64];
-    int added;
     if (!ppw_gasp_tag_is_mpi(row->tag) || strncmp(row->callee, "MPI_", 4) != 0 ||
+        !LLVMIsDeclaration(LLVMGetCalledValue(call)) ||
         snprintf(name, sizeof name, "P%s", row->callee) >= (int)sizeof name)
         return NULL;
-    /* a strong declaration: libmpi defines it, and a weak one left
-     * unresolved would be a call to address 0 */
-    return function_named(in, name, LLVMGetCalledFunctionType(call), &added);
+    return tool_function(in, name, LLVMGetCalledFunctionType(call));
 }
 
 /* Whether this call at a site that may go quiet sends its events
@@ -518,14 +504,19 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
     if (site_may_go_quiet(row) && (!is_mpi || pmpi)) {
         LLVMPositionBuilderBefore(in->builder, call);
         LLVMSetCurrentDebugLocation2(in->builder, loc);
+        LLVMValueRef tool = guard;
         guard = site_guard(in, guard, row, call, record, &place, loc, &payload[1]);
         if (pmpi) {
-            /* MPI_X when START went out (libppw's wrapper then only passes
-             * it on), PMPI_X when not: a quiet MPI site never enters
-             * libppw. */
+            /* PMPI_X only for a call libppw's site did not send: MPI_X
+             * when START went out (the wrapper then passes it on), when
+             * libppw is absent (another PMPI tool may be there), and when
+             * the MPI library has no PMPI_X. */
+            LLVMBuilderRef b = in->builder;
             LLVMValueRef callee = LLVMGetCalledValue(call);
-            LLVMValueRef entry =
-                LLVMBuildSelect(in->builder, guard, callee, pmpi, "gasp.mpi.entry");
+            LLVMValueRef no_pmpi = LLVMBuildIsNull(b, pmpi, "");
+            LLVMValueRef keep = LLVMBuildOr(
+                b, LLVMBuildOr(b, guard, LLVMBuildNot(b, tool, ""), ""), no_pmpi, "");
+            LLVMValueRef entry = LLVMBuildSelect(b, keep, callee, pmpi, "gasp.mpi.entry");
             LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, entry);
         }
     } else {

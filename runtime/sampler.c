@@ -683,6 +683,7 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
     }
     ppw_unwind_warm_up();
     t->period = source == PPW_METRIC_PAPI_CYCLES ? base_period : next_period(t);
+    t->period_holds = JITTER_HOLD - 1; /* the first drawn period holds too */
     t->last_cpu_ns = thread_cpu_ns();
     t->armed_cpu_ns = t->last_cpu_ns;
     t->ready = 1;

@@ -91,10 +91,11 @@ unsigned int gasp_create_event(gasp_context_t context, const char *name, const c
  * tag's own operands:
  *   S,E  struct ppw_gasp_site *site, int64_t gate_read, operands...
  * The tool caches the site's region in `region`, so that a hot site is
- * resolved once and then indexed.  At every site but MPI's and the
- * PPW_OP_INIT and PPW_OP_TERM rows' (whose events the tool needs at each
- * call), the compiled code also obeys `gate`, read once per call so that
- * START and END stay paired:
+ * resolved once and then indexed.  At every site but the PPW_OP_INIT and
+ * PPW_OP_TERM rows' (whose events the tool needs at each call), the
+ * compiled code also obeys `gate`, read once per call so that START and
+ * END stay paired (an MPI call not sent goes to its PMPI_ entry, past the
+ * tool's wrapper, when the tool is present and the entry exists):
  *   0      no events (the tool is not measuring);
  *   1      every call;
  *   K > 1  about one call in K: a per-thread countdown in the program

@@ -638,8 +638,9 @@ static inline int ppw_gasp_tag_is_shmem(unsigned tag)
     return tag >= GASP_SHMEM_INIT && tag <= GASP_SHMEM_LAST;
 }
 
-/* Whether a tag is one of MPI's (their events tell the PMPI wrappers that
- * the pass wrapped the call, so their sites never go quiet). */
+/* Whether a tag is one of MPI's (their START tells libppw's PMPI wrappers
+ * that the pass wrapped the call; a call their quiet site does not send
+ * goes to PMPI_X instead, pass/instrument.c). */
 static inline int ppw_gasp_tag_is_mpi(unsigned tag)
 {
     return tag >= GASP_MPI_INIT && tag <= GASP_MPI_LAST;

@@ -165,7 +165,7 @@ struct ppw_rec_metric {
     uint32_t source;     /* enum ppw_metric_source */
     uint32_t unit;       /* enum ppw_metric_unit */
     uint64_t period;     /* mean sampling period, in unit */
-    uint32_t jitter_pct; /* each period is drawn uniformly from period*(1 +- jitter/100) */
+    uint32_t jitter_pct; /* periods are drawn uniformly from period*(1 +- jitter/100) */
     uint32_t signal;     /* the signal the sampler uses */
     uint32_t max_frames; /* stack walks stop here; longer stacks are marked truncated */
     uint32_t reserved;
