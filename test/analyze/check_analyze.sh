@@ -132,6 +132,12 @@ mpi_case() { # mpi_case NAME PATTERN 'CALL TEXT' CAUSE_RANK
     if [ -n "$4" ]; then
         jq -e --arg r "rank $4 arrived" '.findings[0].cause // "" | contains($r)' a.json >/dev/null ||
             fail "cause: expected rank $4 named: $(jq -c '.findings[0].cause' a.json)"
+        # While the others wait, rank $4 computes in main: compute()
+        # inlined into it at -O2, or main's own sweep.  A job's ranks are
+        # loaded with their samples merged, so this part of the cause reads
+        # rank $4 again for its samples' times.
+        jq -e --arg f "busy in main ($1.c:" '.findings[0].cause // "" | contains($f)' a.json >/dev/null ||
+            fail "cause: expected rank $4 busy in main: $(jq -c '.findings[0].cause' a.json)"
     fi
     echo "analyze.$1: $(jq -r '.findings[0] | "\(.pattern) at \(.region) \(.file):\(.line): \(.lost_s * 1000 | floor) ms; cause: \(.cause // "-")"' a.json)"
 }

@@ -149,7 +149,8 @@ static void loaded_free(struct loaded *l)
     *l = (struct loaded){0};
 }
 
-static int add_unit(struct loaded *l, const char *dir, uint32_t rank, struct ppw_err *err)
+static int add_unit(struct loaded *l, const char *dir, uint32_t rank, bool merged,
+                    struct ppw_err *err)
 {
     if (l->nunits == l->units_cap) {
         size_t cap = l->units_cap ? 2 * l->units_cap : 16;
@@ -160,8 +161,8 @@ static int add_unit(struct loaded *l, const char *dir, uint32_t rank, struct ppw
         l->units_cap = cap;
     }
     struct unit *u = &l->units[l->nunits];
-    *u = (struct unit){.rank = rank};
-    int rc = ppw_run_load(dir, &u->run, err);
+    *u = (struct unit){.rank = rank, .merged = merged};
+    int rc = merged ? ppw_run_load_merged(dir, &u->run, err) : ppw_run_load(dir, &u->run, err);
     if (!rc && (rc = ppw_symbols_new(u->run, getenv("PPW_DEBUG_DIR"), &u->syms, err)) != 0)
         ppw_run_free(u->run);
     if (!rc)
@@ -182,13 +183,13 @@ static int load_input(const struct analyze_input *in, struct loaded *l, struct p
     l->has_view = true;
     l->job = l->view.job;
     if (!l->job)
-        return add_unit(l, l->view.source, 0, err);
+        return add_unit(l, l->view.source, 0, false, err);
     struct ppw_job *job = NULL;
     rc = ppw_job_scan(l->view.source, &job, err);
     for (size_t i = 0; !rc && i < job->count; i++) {
         struct ppw_err rank_err;
         /* A rank that cannot be read is reported by the view already. */
-        if (add_unit(l, job->ranks[i].dir, job->ranks[i].rank, &rank_err) == PPW_ENOMEM)
+        if (add_unit(l, job->ranks[i].dir, job->ranks[i].rank, true, &rank_err) == PPW_ENOMEM)
             rc = ppw_err_set(err, PPW_ENOMEM, "out of memory");
     }
     ppw_job_free(job);

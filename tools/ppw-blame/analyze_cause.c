@@ -17,11 +17,11 @@
 /* ---- 5. cause analysis in the trace ---- */
 
 /* The program function the thread was running most during [from, to] (by
- * its samples there), with its file:line; false when none. */
-static bool busy_in(const struct engine *e, const struct unit *u, uint32_t thread, uint64_t from,
-                    uint64_t to, char *out, size_t size)
+ * its samples there, in run: u's with every sample's time), with its
+ * file:line; false when none. */
+static bool busy_in(const struct engine *e, const struct unit *u, const struct ppw_run *run,
+                    uint32_t thread, uint64_t from, uint64_t to, char *out, size_t size)
 {
-    const struct ppw_run *run = u->run;
     const struct ppw_static_graph *graph = e->in->view.graph;
     enum { SLOTS = 16 };
     const struct ppw_static_func *funcs[SLOTS];
@@ -318,7 +318,17 @@ void find_causes(struct engine *e)
         const struct party *c = &parties[top];
         const struct wait_event *w = &c->longest;
         char doing[200] = "";
-        bool busy = busy_in(e, c->unit, c->thread, w->start, c->at, doing, sizeof doing);
+        /* A merged rank has no sample times: read it again whole (one
+         * rank per finding; without it the cause is given, not what the
+         * party was doing). */
+        struct ppw_run *timed = NULL;
+        struct ppw_err read_err;
+        if (c->unit->merged && ppw_run_load(c->unit->run->dir, &timed, &read_err) != 0)
+            timed = NULL;
+        const struct ppw_run *samples_run = c->unit->merged ? timed : c->unit->run;
+        bool busy = samples_run && busy_in(e, c->unit, samples_run, c->thread, w->start, c->at,
+                                           doing, sizeof doing);
+        ppw_run_free(timed);
         uint32_t who = e->in->job ? c->unit->rank : c->thread;
         uint32_t waiter = e->in->job ? w->unit->rank : w->thread;
         setf(f->cause, sizeof f->cause,

@@ -19,6 +19,11 @@ struct unit {
     struct ppw_run *run;
     struct ppw_symbols *syms;
     uint32_t rank; /* 0 for a plain run */
+    /* A job's ranks are loaded with each thread's samples merged by
+     * stack (ppw_run_load_merged), so that memory grows with the ranks'
+     * stacks, not their samples; the samples' times are then not here,
+     * and cause analysis reads the one rank it needs again. */
+    bool merged;
 };
 
 struct loaded {
