@@ -407,20 +407,19 @@ static int site_may_go_quiet(const struct call_row *row)
     return row->op != PPW_OP_INIT && row->op != PPW_OP_TERM;
 }
 
-/* For an MPI row: the profiling interface's entry PMPI_X of the call's
- * MPI_X, which a call the site does not send goes to: it skips libppw's
- * MPI_X wrapper, which otherwise records a call whose START the pass did
- * not send (runtime/mpi.c).  Declared weak when the module lacks it (an
+/* For a call to MPI_X: the profiling interface's entry PMPI_X, which a
+ * call the site does not send goes to: it skips libppw's MPI_X wrapper,
+ * which otherwise records a call whose START the pass did not send
+ * (runtime/mpi.c).  Declared weak when the module lacks it (an
  * MPI stub library may have no PMPI_ names: the call then stays MPI_X,
- * see wrap_call).  NULL for other rows, when MPI_X is defined in this
- * module (the program's own, which must run), or when the name is taken
- * by something that is not a function. */
+ * see wrap_call).  NULL when the callee is not named MPI_, when MPI_X is
+ * defined in this module (the program's own, which must run), or when the
+ * name is taken by something that is not a function. */
 static LLVMValueRef pmpi_entry(struct instrumenter *in, const struct call_row *row,
                                LLVMValueRef call)
 {
     char name[64];
-    if (!ppw_gasp_tag_is_mpi(row->tag) || strncmp(row->callee, "MPI_", 4) != 0 ||
-        !LLVMIsDeclaration(LLVMGetCalledValue(call)) ||
+    if (strncmp(row->callee, "MPI_", 4) != 0 || !LLVMIsDeclaration(LLVMGetCalledValue(call)) ||
         snprintf(name, sizeof name, "P%s", row->callee) >= (int)sizeof name)
         return NULL;
     return tool_function(in, name, LLVMGetCalledFunctionType(call));
@@ -499,9 +498,9 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
     payload[0] = record;
     payload[1] = LLVMConstInt(in->i64, 1, 0);
     unsigned tag = row->tag | GASP_PPW_SITE;
-    int is_mpi = ppw_gasp_tag_is_mpi(row->tag);
-    LLVMValueRef pmpi = is_mpi && site_may_go_quiet(row) ? pmpi_entry(in, row, call) : NULL;
-    if (site_may_go_quiet(row) && (!is_mpi || pmpi)) {
+    LLVMValueRef pmpi = NULL;
+    if (site_may_go_quiet(row) &&
+        (!ppw_gasp_tag_is_mpi(row->tag) || (pmpi = pmpi_entry(in, row, call)) != NULL)) {
         LLVMPositionBuilderBefore(in->builder, call);
         LLVMSetCurrentDebugLocation2(in->builder, loc);
         LLVMValueRef tool = guard;

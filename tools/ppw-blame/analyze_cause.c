@@ -321,10 +321,10 @@ void find_causes(struct engine *e)
         /* A merged rank has no sample times: read it again whole (one
          * rank per finding; without it the cause is given, not what the
          * party was doing). */
-        struct ppw_run *timed = NULL;
+        struct ppw_run *timed = NULL; /* stays NULL when the rank cannot be read */
         struct ppw_err read_err;
-        if (c->unit->merged && ppw_run_load(c->unit->run->dir, &timed, &read_err) != 0)
-            timed = NULL;
+        if (c->unit->merged)
+            ppw_run_load(c->unit->run->dir, &timed, &read_err);
         const struct ppw_run *samples_run = c->unit->merged ? timed : c->unit->run;
         bool busy = samples_run && busy_in(e, c->unit, samples_run, c->thread, w->start, c->at,
                                            doing, sizeof doing);
