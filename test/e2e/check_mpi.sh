@@ -206,9 +206,12 @@ case_imbalance() {
     ratio=$(jq -r '.variables[] | select(.name == "work" and .function == "main") | .max_over_mean' heavy.json)
     awk -v r="$(printf %.2f "$ratio")" -v h=$heavy '$1 == r && $7 == h && $8 == "work@main" && $9 ~ /^\[.*@.*\]$/ { found = 1 }
         END { exit !found }' heavy.txt || fail "text (work@main $ratio on rank $heavy): $(cat heavy.txt)"
+    # Equal sweeps, but one rank's task clock may run 1.22x ahead of the
+    # others' (above): the largest share is at most 1.22 / (3 + 1.22) = 29%
+    # (28.8% seen in CI: max/mean 1.152), then sampling's 4 sd.
     sampled "balanced work@main, max/mean" even.json '[.variables[] | select(.name == "work" and
         .function == "main")] | first as $w | ($w.per_rank | add) as $n | {n: $n, observed: $w.max_over_mean,
-        op: "<=", threshold: (4 * share_ceil(25; $n) / 100), from: "4 x share_ceil(25, n): equal sweeps"}'
+        op: "<=", threshold: (4 * share_ceil(29; $n) / 100), from: "4 x share_ceil(29, n): equal sweeps, one rank counted 1.22x"}'
     # report aggregates the ranks; --rank selects one.
     "$blame" report heavy/job --format json --top 0 >all.json || fail "report"
     "$blame" report heavy/job --rank $heavy --format json >r2.json || fail "report --rank"
