@@ -98,7 +98,7 @@ static bool grow_table(struct glue *g)
 static bool symbolize(struct glue *g, uint64_t pc, bool exact, struct pc_entry *e)
 {
     struct ppw_source_frame source[MAX_INLINED];
-    size_t n = g->lines ? ppw_lines_lookup(g->lines, pc, exact, source, MAX_INLINED) : 0;
+    size_t n = g->lines ? ppw_lines_lookup_near(g->lines, pc, exact, source, MAX_INLINED) : 0;
     if (!ppw_array_reserve(&g->pool, &g->pool_cap, g->pool_count + (n ? n : 1), sizeof *g->pool))
         return false;
     struct ppw_blame_frame *out = g->pool + g->pool_count;

@@ -95,7 +95,7 @@ struct module_lines {
 struct cached {
     uint64_t pc;
     uint32_t first, count; /* in ppw_lines.frames */
-    bool used, exact;
+    bool used, exact, near;
 };
 
 struct ppw_dwarf_files {
@@ -861,9 +861,51 @@ static void free_module(struct module_lines *m)
 
 /* ---- lookups ---- */
 
-/* The frames at addr in m, innermost first, into out[MAX_FRAMES]. */
+enum { NEAR_ROWS = 32 }; /* rows looked at on each side of a line-0 row */
+
+/* The function (not inlined) that scope index si lies in. */
+static int32_t top_scope(const struct unit *u, int32_t si)
+{
+    for (size_t hops = 0; si >= 0 && u->scopes[si].parent >= 0 && hops < MAX_DIE_DEPTH; hops++)
+        si = u->scopes[si].parent;
+    return si;
+}
+
+/* Whether row k can lend a line-0 row its statement: it covers code (a row
+ * followed by one at its address covers none), has a line, and lies in
+ * function top. */
+static bool lends_line(const struct unit *u, size_t k, int32_t top)
+{
+    const struct row *row = &u->rows[k];
+    if (!row->line || (k + 1 < u->row_count && u->rows[k + 1].addr == row->addr))
+        return false;
+    return top_scope(u, seg_find(u->segs, u->seg_count, row->addr)) == top;
+}
+
+/* The statement for code the line table gives line 0, which clang gives to
+ * an instruction it made of several statements (a load two branches share,
+ * hoisted into one), and which a sample often lands on just after the
+ * instruction that cost (skid: a stalled load's sample names the
+ * instruction after it).  The closest row before r in its sequence and
+ * function that has a line, else the closest after it; NULL when neither
+ * is within NEAR_ROWS rows.  Its inlined chain comes with it. */
+static const struct row *near_row(const struct unit *u, const struct row *r, int32_t top)
+{
+    size_t at = (size_t)(r - u->rows);
+    for (size_t k = at, seen = 0; k-- > 0 && seen < NEAR_ROWS && !u->rows[k].end; seen++)
+        if (lends_line(u, k, top))
+            return &u->rows[k];
+    for (size_t k = at + 1, seen = 0; k < u->row_count && seen < NEAR_ROWS && !u->rows[k].end;
+         k++, seen++)
+        if (lends_line(u, k, top))
+            return &u->rows[k];
+    return NULL;
+}
+
+/* The frames at addr in m, innermost first, into out[MAX_FRAMES]; near:
+ * at a line-0 address, those of the row near_row lends it. */
 static size_t frames_at(struct ppw_dwarf_files *files, struct module_lines *m, uint64_t addr,
-                        const struct ppw_symbol *sym, struct ppw_source_frame *out)
+                        bool near, const struct ppw_symbol *sym, struct ppw_source_frame *out)
 {
     int32_t unit = seg_find(m->segs, m->seg_count, addr);
     if (unit < 0)
@@ -881,6 +923,9 @@ static size_t frames_at(struct ppw_dwarf_files *files, struct module_lines *m, u
         out[0] = (struct ppw_source_frame){sym->function, NULL, file, line, col, false};
         return 1;
     }
+    const struct row *lender = near && r && !line ? near_row(u, r, top_scope(u, si)) : NULL;
+    if (lender)
+        return frames_at(files, m, lender->addr, false, sym, out);
     size_t n = 0;
     for (;;) {
         const struct scope *s = &u->scopes[si];
@@ -905,17 +950,19 @@ static size_t frames_at(struct ppw_dwarf_files *files, struct module_lines *m, u
     }
 }
 
-static size_t hash_slot(uint64_t pc, bool exact, size_t cap)
+static size_t hash_slot(uint64_t pc, bool exact, bool near, size_t cap)
 {
-    uint64_t h = (pc ^ (pc >> 31) ^ (uint64_t)exact) * 0x9e3779b97f4a7c15ull;
+    uint64_t key = pc ^ (pc >> 31) ^ (uint64_t)exact ^ ((uint64_t)near << 1);
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
     return (size_t)(h >> 17) & (cap - 1);
 }
 
-static struct cached *cache_find(struct ppw_lines *lines, uint64_t pc, bool exact)
+static struct cached *cache_find(struct ppw_lines *lines, uint64_t pc, bool exact, bool near)
 {
-    for (size_t i = hash_slot(pc, exact, lines->cache_cap);; i = (i + 1) & (lines->cache_cap - 1)) {
+    size_t mask = lines->cache_cap - 1;
+    for (size_t i = hash_slot(pc, exact, near, lines->cache_cap);; i = (i + 1) & mask) {
         struct cached *c = &lines->cache[i];
-        if (!c->used || (c->pc == pc && c->exact == exact))
+        if (!c->used || (c->pc == pc && c->exact == exact && c->near == near))
             return c;
     }
 }
@@ -932,13 +979,13 @@ static bool cache_grow(struct ppw_lines *lines)
     lines->cache_cap = 2 * old_cap;
     for (size_t i = 0; i < old_cap; i++)
         if (old[i].used)
-            *cache_find(lines, old[i].pc, old[i].exact) = old[i];
+            *cache_find(lines, old[i].pc, old[i].exact, old[i].near) = old[i];
     free(old);
     return true;
 }
 
 /* Looks pc up and caches its frames; NULL when out of memory. */
-static const struct cached *resolve(struct ppw_lines *lines, uint64_t pc, bool exact)
+static const struct cached *resolve(struct ppw_lines *lines, uint64_t pc, bool exact, bool near)
 {
     struct ppw_source_frame found[MAX_FRAMES];
     struct ppw_symbol sym;
@@ -947,8 +994,8 @@ static const struct cached *resolve(struct ppw_lines *lines, uint64_t pc, bool e
     struct run_module *r = sym.module ? find_module(lines, sym.module) : NULL;
     if (r && !r->error) {
         pthread_mutex_lock(&lines->files->lock);
-        n = frames_at(lines->files, r->lines, sym.offset - (exact || sym.offset == 0 ? 0 : 1),
-                      &sym, found);
+        uint64_t at = sym.offset - (exact || sym.offset == 0 ? 0 : 1);
+        n = frames_at(lines->files, r->lines, at, near, &sym, found);
         pthread_mutex_unlock(&lines->files->lock);
     }
     if ((2 * (lines->cache_count + 1) > lines->cache_cap && !cache_grow(lines)) ||
@@ -956,8 +1003,8 @@ static const struct cached *resolve(struct ppw_lines *lines, uint64_t pc, bool e
         return NULL;
     if (n)
         memcpy(lines->frames + lines->frame_count, found, n * sizeof *found);
-    struct cached *c = cache_find(lines, pc, exact);
-    *c = (struct cached){pc, (uint32_t)lines->frame_count, (uint32_t)n, true, exact};
+    struct cached *c = cache_find(lines, pc, exact, near);
+    *c = (struct cached){pc, (uint32_t)lines->frame_count, (uint32_t)n, true, exact, near};
     lines->frame_count += n;
     lines->cache_count++;
     return c;
@@ -1036,16 +1083,28 @@ void ppw_lines_free(struct ppw_lines *lines)
     free(lines);
 }
 
-size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
-                        struct ppw_source_frame *out, size_t max)
+static size_t lookup(struct ppw_lines *lines, uint64_t pc, bool exact, bool near,
+                     struct ppw_source_frame *out, size_t max)
 {
-    const struct cached *c = cache_find(lines, pc, exact);
-    if (!c->used && !(c = resolve(lines, pc, exact)))
+    const struct cached *c = cache_find(lines, pc, exact, near);
+    if (!c->used && !(c = resolve(lines, pc, exact, near)))
         return 0;
     size_t n = c->count < max ? c->count : max;
     if (n)
         memcpy(out, lines->frames + c->first, n * sizeof *out);
     return n;
+}
+
+size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
+                        struct ppw_source_frame *out, size_t max)
+{
+    return lookup(lines, pc, exact, false, out, max);
+}
+
+size_t ppw_lines_lookup_near(struct ppw_lines *lines, uint64_t pc, bool exact,
+                             struct ppw_source_frame *out, size_t max)
+{
+    return lookup(lines, pc, exact, true, out, max);
 }
 
 const char *ppw_lines_module_error(struct ppw_lines *lines, const void *module)

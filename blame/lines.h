@@ -49,6 +49,14 @@ void ppw_lines_free(struct ppw_lines *lines);
 size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
                         struct ppw_source_frame *out, size_t max);
 
+/* The same, as the views attribute it: at an address the line table gives
+ * line 0, the frames of the closest row before it in its function that has
+ * a line (after it when none before), inlined chain included; the line-0
+ * frames when there is no such row within 32 rows.  Other addresses as
+ * ppw_lines_lookup. */
+size_t ppw_lines_lookup_near(struct ppw_lines *lines, uint64_t pc, bool exact,
+                             struct ppw_source_frame *out, size_t max);
+
 /* Why module has no usable DWARF (for "build with -g" errors), or NULL. */
 const char *ppw_lines_module_error(struct ppw_lines *lines, const void *module);
 

@@ -3,6 +3,8 @@
  *   lines_probe DIR BINARY...          symbolize queries from stdin
  *   lines_probe -e DIR BINARY...       print each module's ppw_lines_module_error
  *   lines_probe -b N DIR BINARY...     time N lookups cycling over the queries
+ *   lines_probe -n DIR BINARY...       as the first, with the frames the views
+ *                                      use (ppw_lines_lookup_near)
  *
  * Writes a run directory DIR whose modules are the binaries, each mapped at
  * its own made-up load bias, and one sample per query (so `ppw-blame dump`
@@ -177,17 +179,19 @@ static struct query *read_queries(size_t *count)
 
 int main(int argc, char **argv)
 {
-    bool errors = false;
+    bool errors = false, near = false;
     long bench_n = 0;
     int a = 1;
     for (; a < argc && argv[a][0] == '-'; a++) {
         if (strcmp(argv[a], "-e") == 0)
             errors = true;
+        else if (strcmp(argv[a], "-n") == 0)
+            near = true;
         else if (strcmp(argv[a], "-b") == 0 && a + 1 < argc)
             bench_n = strtol(argv[++a], NULL, 10);
     }
     if (argc - a < 2) {
-        fputs("usage: lines_probe [-e | -b N] DIR BINARY...\n", stderr);
+        fputs("usage: lines_probe [-e | -n | -b N] DIR BINARY...\n", stderr);
         return 2;
     }
     const char *dir = argv[a];
@@ -213,9 +217,11 @@ int main(int argc, char **argv)
     for (size_t i = 0; !rc && !errors && !bench_n && i < nq; i++) {
         struct ppw_source_frame f[64], again[1];
         uint64_t pc = MODULE_BIAS(q[i].module) + q[i].addr;
-        size_t n = ppw_lines_lookup(lines, pc, !q[i].ret, f, 64);
+        size_t (*look)(struct ppw_lines *, uint64_t, bool, struct ppw_source_frame *, size_t) =
+            near ? ppw_lines_lookup_near : ppw_lines_lookup;
+        size_t n = look(lines, pc, !q[i].ret, f, 64);
         /* a second lookup comes from the cache, here cut to one frame */
-        size_t n1 = ppw_lines_lookup(lines, pc, !q[i].ret, again, 1);
+        size_t n1 = look(lines, pc, !q[i].ret, again, 1);
         if (n1 != (n ? 1u : 0u) || (n && memcmp(again, f, sizeof again) != 0)) {
             fprintf(stderr, "lines_probe: the cached lookup of 0x%" PRIx64 " differs\n", q[i].addr);
             rc = 1;

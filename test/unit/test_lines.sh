@@ -112,6 +112,42 @@ has first_O0 '^main\nsrc/first\.c:7:[0-9]+$'
 has omp_O2 '^main\.omp_outlined_debug__\nsrc/omp\.c:[0-9]+:[0-9]+\nmain\.omp_outlined\nsrc/omp\.c:8:1$'
 ok inlined_chain
 
+# near NAME BINARY: the frames the views use (lines_probe -n) against
+# llvm-symbolizer's: an address whose innermost frame the line table gives
+# line 0 takes the frames of the closest address before it in the same
+# function (its outermost frame) that has a line, else of the closest after
+# it (none: its own); every other address its own frames.  Prints how many
+# line-0 addresses took another's frames.
+near() {
+    sed "s/^/0 /" "$1.addrs" | "$PROBE" -n "r_$1_near" "$2" >"$1.near" 2>probe.err ||
+        fail "$1: lines_probe -n failed: $(cat probe.err)"
+    awk -v name="$1" '
+        function line_of(block,   l, p, n) { split(block, l, "\n"); n = split(l[2], p, ":"); return p[n - 1] }
+        function top(block,   l, n) { n = split(block, l, "\n"); return l[n - 1] }
+        FNR == NR { ours[FNR] = $0; next }
+        { oracle[FNR] = $0; count = FNR }
+        END {
+            for (i = 1; i <= count; i++) {
+                want = oracle[i]
+                if (line_of(want) == 0 && want !~ /^\?\?/) {
+                    found = ""
+                    for (j = i - 1; j >= 1 && found == ""; j--)
+                        if (line_of(oracle[j]) != 0 && top(oracle[j]) == top(want)) found = oracle[j]
+                    for (j = i + 1; j <= count && found == ""; j++)
+                        if (line_of(oracle[j]) != 0 && top(oracle[j]) == top(want)) found = oracle[j]
+                    if (found != "") { lent++; want = found }
+                }
+                if (ours[i] != want && ++bad <= 5)
+                    printf "  %s, address %d:\n%s\n  expected:\n%s\n", name, i, ours[i], want
+            }
+            printf "%s: %d addresses, %d at line 0 took a neighbour'"'"'s frames, %d differ\n", name, count, lent, bad
+            exit bad > 0
+        }' RS= "$1.near" "$1.oracle" || fail "$1: near frames differ"
+}
+near prog_O2 prog_O2
+near omp_O2 omp_O2
+ok near_lines
+
 # file and function names as ppw-blame static spells them: every frame with
 # a line names a function of the static graph and that function's file
 # (the inlined glibc atoi of /usr/include is not in the graph)
@@ -151,8 +187,13 @@ ok no_dwarf
 # ppw-blame dump: the source frames of every frame
 if command -v "$JQ" >/dev/null 2>&1; then
     expect_status 0 "$PPW_BLAME" dump r_prog_O2 --what samples --format json
+    # near_source only where the line table gives line 0 and a neighbour
+    # lends its frames (some addresses above), with a line
     "$JQ" -e '([.samples[].stack[0].source[]
                   | keys_unsorted == ["function", "file", "line", "col", "inlined"]] | all)
+              and ([.samples[].stack[0] | select(.near_source)] | length > 0)
+              and all(.samples[].stack[0] | select(.near_source);
+                      .source[0].line == 0 and .near_source[0].line > 0)
               and ([.samples[] | .stack[0].source
                     | select(map(.function) == ["clamp", "square_plus", "compute"])
                     | select(map(.inlined) == [true, true, false]

@@ -48,12 +48,9 @@ static void text_frame(struct dump *d, size_t n, uint64_t pc, const struct ppw_s
     putc('\n', d->out);
 }
 
-/* ,"source":[...]: the frame's source frames, innermost (inlined) first. */
-static void json_source(struct dump *d, uint64_t pc, bool exact)
+static void json_source_frames(struct dump *d, const struct ppw_source_frame *source, size_t n)
 {
-    struct ppw_source_frame source[64];
-    size_t n = dump_lines ? ppw_lines_lookup(dump_lines, pc, exact, source, 64) : 0;
-    fputs(",\"source\":[", d->out);
+    putc('[', d->out);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",{\"function\":" : "{\"function\":", d->out);
         json_string_or_null(d->out, source[i].function);
@@ -63,6 +60,26 @@ static void json_source(struct dump *d, uint64_t pc, bool exact)
                 source[i].col, source[i].inlined ? "true" : "false");
     }
     putc(']', d->out);
+}
+
+/* ,"source":[...]: the frame's source frames, innermost (inlined) first;
+ * ,"near_source":[...] too when the views attribute it elsewhere (line 0). */
+static void json_source(struct dump *d, uint64_t pc, bool exact)
+{
+    struct ppw_source_frame source[64], near[64];
+    size_t n = dump_lines ? ppw_lines_lookup(dump_lines, pc, exact, source, 64) : 0;
+    size_t near_n = dump_lines ? ppw_lines_lookup_near(dump_lines, pc, exact, near, 64) : 0;
+    fputs(",\"source\":", d->out);
+    json_source_frames(d, source, n);
+    bool same = near_n == n;
+    for (size_t i = 0; same && i < n; i++)
+        same = near[i].function == source[i].function && near[i].file == source[i].file &&
+               near[i].line == source[i].line && near[i].col == source[i].col &&
+               near[i].inlined == source[i].inlined;
+    if (!same) {
+        fputs(",\"near_source\":", d->out);
+        json_source_frames(d, near, near_n);
+    }
 }
 
 static void json_frame(struct dump *d, uint64_t pc, const struct ppw_symbol *sym)
