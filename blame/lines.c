@@ -863,10 +863,11 @@ static void free_module(struct module_lines *m)
 
 enum { NEAR_ROWS = 32 }; /* rows looked at on each side of a line-0 row */
 
-/* The function (not inlined) that scope index si lies in. */
+/* The function that scope index si lies in: si, or the scope it was
+ * inlined into, and so on (a parent's index is below its child's). */
 static int32_t top_scope(const struct unit *u, int32_t si)
 {
-    for (size_t hops = 0; si >= 0 && u->scopes[si].parent >= 0 && hops < MAX_DIE_DEPTH; hops++)
+    while (si >= 0 && u->scopes[si].inlined && u->scopes[si].parent >= 0)
         si = u->scopes[si].parent;
     return si;
 }
@@ -924,8 +925,12 @@ static size_t frames_at(struct ppw_dwarf_files *files, struct module_lines *m, u
         return 1;
     }
     const struct row *lender = near && r && !line ? near_row(u, r, top_scope(u, si)) : NULL;
-    if (lender)
-        return frames_at(files, m, lender->addr, false, sym, out);
+    if (lender) { /* its frames, read in this unit: the row is the last at its address */
+        si = seg_find(u->segs, u->seg_count, lender->addr);
+        file = unit_file(u, lender->file);
+        line = lender->line;
+        col = lender->col;
+    }
     size_t n = 0;
     for (;;) {
         const struct scope *s = &u->scopes[si];

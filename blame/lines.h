@@ -50,9 +50,10 @@ size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
                         struct ppw_source_frame *out, size_t max);
 
 /* The same, as the views attribute it: at an address the line table gives
- * line 0, the frames of the closest row before it in its function that has
- * a line (after it when none before), inlined chain included; the line-0
- * frames when there is no such row within 32 rows.  Other addresses as
+ * line 0, the frames of the closest row before it in its line sequence and
+ * function that has a line (after it when none before), inlined chain
+ * included; the line-0 frames when there is no such row within 32 rows, or
+ * no DWARF function covers the address.  Other addresses as
  * ppw_lines_lookup. */
 size_t ppw_lines_lookup_near(struct ppw_lines *lines, uint64_t pc, bool exact,
                              struct ppw_source_frame *out, size_t max);

@@ -119,16 +119,20 @@ ok inlined_chain
 # it (none: its own); every other address its own frames.  Prints how many
 # line-0 addresses took another's frames.
 near() {
-    sed "s/^/0 /" "$1.addrs" | "$PROBE" -n "r_$1_near" "$2" >"$1.near" 2>probe.err ||
+    local addrs=${1%_ret}
+    sed "s/^/0 /; s/\$/ ${3:-}/" "$addrs.addrs" | "$PROBE" -n "r_$1_near" "$2" >"$1.near" 2>probe.err ||
         fail "$1: lines_probe -n failed: $(cat probe.err)"
-    awk -v name="$1" '
+    [ -s "$1.near" ] || fail "$1: lines_probe -n printed nothing"
+    awk -v name="$1" -v need_lent="${4:-0}" '
         function line_of(block,   l, p, n) { split(block, l, "\n"); n = split(l[2], p, ":"); return p[n - 1] }
         function top(block,   l, n) { n = split(block, l, "\n"); return l[n - 1] }
-        FNR == NR { ours[FNR] = $0; next }
+        FNR == NR { ours[FNR] = $0; nours = FNR; next }
         { oracle[FNR] = $0; count = FNR }
         END {
             for (i = 1; i <= count; i++) {
                 want = oracle[i]
+                split(want, w, "\n")
+                if (w[2] == "??:0:0" || w[2] ~ /crtstuff\.c:0:0$/) continue # no DWARF of ours (compare)
                 if (line_of(want) == 0 && want !~ /^\?\?/) {
                     found = ""
                     for (j = i - 1; j >= 1 && found == ""; j--)
@@ -141,11 +145,15 @@ near() {
                     printf "  %s, address %d:\n%s\n  expected:\n%s\n", name, i, ours[i], want
             }
             printf "%s: %d addresses, %d at line 0 took a neighbour'"'"'s frames, %d differ\n", name, count, lent, bad
-            exit bad > 0
-        }' RS= "$1.near" "$1.oracle" || fail "$1: near frames differ"
+            exit bad > 0 || count == 0 || nours != count || lent < need_lent
+        }' RS= "$1.near" "$1.oracle" || fail "$1: near frames differ, or too few took a neighbour's"
 }
-near prog_O2 prog_O2
-near omp_O2 omp_O2
+# NAME BINARY [ret] [LEAST]: at least LEAST line-0 addresses take a
+# neighbour's frames (14 and 32 seen with clang 19; at -O2 clang always
+# leaves some), so that the check is not vacuous
+near prog_O2 prog_O2 "" 1
+near prog_O2_ret prog_O2 ret
+near omp_O2 omp_O2 "" 1
 ok near_lines
 
 # file and function names as ppw-blame static spells them: every frame with
