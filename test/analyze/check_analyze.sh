@@ -156,24 +156,33 @@ rma_case() {
         fail "cannot build mpi_rma_heat: $(cat cc.err)"
     local mpirun=(mpirun --oversubscribe -np 2 -x PPW_MODE -x OMPI_MCA_osc -x OMPI_MCA_mpi_yield_when_idle)
     [ "$(id -u)" -ne 0 ] || mpirun+=(--allow-run-as-root)
-    mkdir m
-    (cd m && PPW_MODE=profile,trace timeout 120 "${mpirun[@]}" "$tmp/mpi_rma_heat" "$mode" 1600 2048 128 \
-        >out.txt 2>err.txt) || fail "mpirun mpi_rma_heat $mode: $(head -5 m/err.txt)"
-    local job=(m/ppw-*) lines
-    analyze_json a.json "${job[0]}"
+    local lines
     if [ "$mark" = small ]; then
         lines=$(grep -n 'MPI_Put(&\(first\|last\)\[x\]' "$here/../e2e/mpi_rma_heat.c" | cut -d: -f1 | paste -sd,)
     else
         lines=$(grep -n "/\* site: $mark[ *]" "$here/../e2e/mpi_rma_heat.c" | cut -d: -f1)
     fi
     [ -n "$lines" ] || fail "no line marked $mark"
-    local which='.findings[0:1]'
+    local which='.findings[0:1]' attempt found
     [ "$want" = first ] || which='.findings'
-    jq -e --arg p "$pattern" --argjson l "[$lines]" --arg v "$var" "[$which[] |
-        select(.pattern == \$p and (.file // \"\" | endswith(\"mpi_rma_heat.c\")) and
-               (.line as \$x | \$l | index(\$x) != null) and .variable == \$v and .lost_s > 0)]
-        | length > 0" a.json >/dev/null ||
-        fail "expected $pattern $want at mpi_rma_heat.c:$lines on $var; got $(jq -c '[.findings[0:4][] | {pattern, line, variable, lost_s, lost_pct}]' a.json)"
+    # Twice at most: the order of findings is timing on a shared 2-CPU
+    # machine, and once in CI (ASan build, under -j2 load) rma_get's came
+    # out otherwise; a first attempt that misses is printed.
+    for attempt in 1 2; do
+        rm -rf m && mkdir m
+        (cd m && PPW_MODE=profile,trace timeout 120 "${mpirun[@]}" "$tmp/mpi_rma_heat" "$mode" 1600 2048 128 \
+            >out.txt 2>err.txt) || fail "mpirun mpi_rma_heat $mode: $(head -5 m/err.txt)"
+        local job=(m/ppw-*)
+        analyze_json a.json "${job[0]}"
+        found=$(jq --arg p "$pattern" --argjson l "[$lines]" --arg v "$var" "[$which[] |
+            select(.pattern == \$p and (.file // \"\" | endswith(\"mpi_rma_heat.c\")) and
+                   (.line as \$x | \$l | index(\$x) != null) and .variable == \$v and .lost_s > 0)]
+            | length > 0" a.json)
+        [ "$found" = true ] && break
+        echo "note: attempt $attempt: expected $pattern $want at mpi_rma_heat.c:$lines on $var; got $(jq -c '[.findings[0:4][] | {pattern, line, variable, lost_s, lost_pct}]' a.json)"
+    done
+    [ "$found" = true ] ||
+        fail "expected $pattern $want at mpi_rma_heat.c:$lines on $var in 2 runs; got $(jq -c '[.findings[0:4][] | {pattern, line, variable, lost_s, lost_pct}]' a.json)"
     echo "analyze.rma_$mode: $(jq -r --arg p "$pattern" '[.findings[] | select(.pattern == $p)][0] | "\(.pattern) at \(.region) \(.file):\(.line) on \(.variable): \(.lost_s * 1000 | floor) ms (\(.lost_pct | floor)%)"' a.json); first: $(jq -r '.findings[0].pattern' a.json)"
 }
 
