@@ -1109,7 +1109,10 @@ size_t ppw_lines_lookup(struct ppw_lines *lines, uint64_t pc, bool exact,
 size_t ppw_lines_lookup_near(struct ppw_lines *lines, uint64_t pc, bool exact,
                              struct ppw_source_frame *out, size_t max)
 {
-    return lookup(lines, pc, exact, true, out, max);
+    /* Only a line-0 address has frames of its own here: the others share
+     * ppw_lines_lookup's cache entry. */
+    size_t n = lookup(lines, pc, exact, false, out, max);
+    return n && out[0].line == 0 ? lookup(lines, pc, exact, true, out, max) : n;
 }
 
 const char *ppw_lines_module_error(struct ppw_lines *lines, const void *module)

@@ -71,12 +71,7 @@ static void json_source(struct dump *d, uint64_t pc, bool exact)
     size_t near_n = dump_lines ? ppw_lines_lookup_near(dump_lines, pc, exact, near, 64) : 0;
     fputs(",\"source\":", d->out);
     json_source_frames(d, source, n);
-    bool same = near_n == n;
-    for (size_t i = 0; same && i < n; i++)
-        same = near[i].function == source[i].function && near[i].file == source[i].file &&
-               near[i].line == source[i].line && near[i].col == source[i].col &&
-               near[i].inlined == source[i].inlined;
-    if (!same) {
+    if (n && source[0].line == 0 && near_n && near[0].line != 0) { /* a neighbour lent a line */
         fputs(",\"near_source\":", d->out);
         json_source_frames(d, near, near_n);
     }
