@@ -548,6 +548,11 @@ static void load_rows(struct module_lines *m, struct unit *u, Dwarf_Line_Context
             col = 0;
         if (!ok(m, dwarf_line_srcfileno(list[i], &file, &m->err)))
             file = UINT32_MAX;
+        /* A row at its sequence's end address covers nothing; kept, it
+         * would sort after the end row and lend its line to whatever code
+         * follows (another sequence, which may start there). */
+        while (end && u->row_count > start && u->rows[u->row_count - 1].addr == addr)
+            u->row_count--;
         u->rows[u->row_count] = (struct row){addr,
                                              file > UINT32_MAX ? UINT32_MAX : (uint32_t)file,
                                              line > UINT32_MAX ? 0 : (uint32_t)line,

@@ -5,6 +5,7 @@
 #    and as a return address, against llvm-symbolizer --inlines;
 #  - the inlined chain clamp (util.h) <- square_plus <- compute at -O2;
 #  - a header function whose rows precede any DW_LNS_set_file (first.h);
+#  - a row of zero length at the end of a line sequence (zero_row.c);
 #  - file names as ppw-blame static spells them, for sources compiled by
 #    relative and by absolute path, and OpenMP outlined functions' names;
 #  - a module without -g: the explanatory error;
@@ -90,6 +91,36 @@ compare omp_O0 omp_O0
 compare omp_O2 omp_O2
 probe pprog_abs pprog_abs # llvm-symbolizer spells its files absolute
 ok compare
+
+# A row of zero length ending a line sequence (f's, at its end address),
+# right where the next function starts (g, whose sequence the line program
+# holds first): it covers nothing, so g's first instruction has g's line,
+# not f's closing one.  clang emits none for C, so its assembly is edited:
+# two .loc in a row at f's end (the assembler gives the first a row at the
+# current address), g's alignment taken out, and f moved to .text.hot.f,
+# which GNU ld's default script places before the .text.* sections.
+build "$CLANG" -g -O1 -ffunction-sections -S src/zero_row.c -o zero_row.s
+awk '/^[ \t]*\.section[ \t]/ { section = $2; sub(/,.*/, "", section) }
+    section == ".text.f" && /^[ \t]*\.section/ { sub(/\.text\.f/, ".text.hot.f") }
+    section == ".text.f" && /^[ \t]*\.loc[ \t]/ { file = $2 }
+    section == ".text.f" && /^\.Lfunc_end[0-9]+:/ { printf "\t.loc\t%s 14 1\n\t.loc\t%s 14 2\n", file, file; edits++ }
+    section == ".text.g" && /^[ \t]*\.p2align/ && !unaligned { unaligned = 1; edits++; next }
+    { print }
+    END { exit edits != 2 }' zero_row.s >zero_row_edited.s || fail "zero_row.s: clang's assembly no longer has the shape edited here"
+build "$CLANG" -c zero_row_edited.s -o zero_row.o
+build "$CLANG" -nostdlib -nostartfiles -Wl,-e,main zero_row.o -o zero_row
+g_addr=$("$OBJDUMP" -t zero_row | awk '$NF == "g" { print $1 }')
+if command -v readelf >/dev/null 2>&1; then
+    # f's sequence: a row at line 14 and its end, both at g's address
+    readelf -wL zero_row | awk -v g="$g_addr" '
+        { sub(/^0x0*/, "", $3) } g_hex == "" { g_hex = g; sub(/^0*/, "", g_hex) }
+        $2 == 14 && $3 == g_hex { row = 1 } $2 == "-" && $3 == g_hex && row { found = 1 }
+        END { exit !found }' || fail "zero_row: no zero-length row at g ($g_addr): $(readelf -wL zero_row)"
+fi
+compare zero_row zero_row
+grep -q '^g$' zero_row.ours && ! grep -q 'zero_row\.c:14:' zero_row.ours ||
+    fail "zero_row: line 14's row of zero length lent its line: $(cat zero_row.ours)"
+ok zero_length_row
 
 # has NAME REGEX: some address's frames (one block of NAME.ours) match
 has() {
