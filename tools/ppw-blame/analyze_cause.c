@@ -275,6 +275,11 @@ void find_causes(struct engine *e)
     if (!e->out->has_trace)
         return;
     const char *group = e->in->job ? "rank" : "thread";
+    /* A merged rank has no sample times: the party's rank is read again
+     * whole, once for all the findings it causes (without it the cause is
+     * given, not what the party was doing). */
+    struct ppw_run *timed = NULL; /* stays NULL when the rank cannot be read */
+    const struct unit *timed_unit = NULL;
     for (size_t i = 0; i < e->nsites; i++) {
         const struct site *s = &e->sites[i];
         struct analyze_finding *f = NULL;
@@ -318,17 +323,16 @@ void find_causes(struct engine *e)
         const struct party *c = &parties[top];
         const struct wait_event *w = &c->longest;
         char doing[200] = "";
-        /* A merged rank has no sample times: read it again whole (one
-         * rank per finding; without it the cause is given, not what the
-         * party was doing). */
-        struct ppw_run *timed = NULL; /* stays NULL when the rank cannot be read */
-        struct ppw_err read_err;
-        if (c->unit->merged)
+        if (c->unit->merged && c->unit != timed_unit) {
+            struct ppw_err read_err;
+            ppw_run_free(timed);
+            timed = NULL;
+            timed_unit = c->unit;
             ppw_run_load(c->unit->run->dir, &timed, &read_err);
+        }
         const struct ppw_run *samples_run = c->unit->merged ? timed : c->unit->run;
         bool busy = samples_run && busy_in(e, c->unit, samples_run, c->thread, w->start, c->at,
                                            doing, sizeof doing);
-        ppw_run_free(timed);
         uint32_t who = e->in->job ? c->unit->rank : c->thread;
         uint32_t waiter = e->in->job ? w->unit->rank : w->thread;
         setf(f->cause, sizeof f->cause,
@@ -340,4 +344,5 @@ void find_causes(struct engine *e)
              (double)(c->at - w->start) / 1e6, busy ? "; it was busy in " : "",
              busy ? doing : "");
     }
+    ppw_run_free(timed);
 }
