@@ -15,8 +15,13 @@
  * a thread of ours empties the rings every 10 ms, only counting what it
  * finds.  What a sampler built that way cannot go below.
  *
+ * BARE_MODE=timer is kernel mode without the call chain: each sample is
+ * the interrupted address and its time.  The timer interrupt and the
+ * event's overflow alone, which any sampler on this machine pays, whatever
+ * it does with the stack.
+ *
  *   BARE_PERIOD_NS    task-clock period in ns (default 1000000: 1 ms)
- *   BARE_MODE         signal (default) or kernel
+ *   BARE_MODE         signal (default), kernel or timer
  *   BARE_SAMPLES_OUT  file to which the number of samples taken, over all
  *                     threads, is written at exit */
 #define _GNU_SOURCE
@@ -53,7 +58,8 @@ struct ring {
     struct perf_event_mmap_page *page; /* NULL: a free entry */
     int fd;
 };
-static int kernel_mode;
+static int kernel_mode; /* kernel or timer: samples into rings */
+static int with_call_chain;
 static struct ring rings[MAX_RINGS];
 static pthread_mutex_t rings_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t drainer;
@@ -157,8 +163,10 @@ static int open_event(void)
     if (kernel_mode) {
         attr.exclude_kernel = 1; /* what an unprivileged user may ask */
         attr.exclude_callchain_kernel = 1;
-        attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_PERIOD;
-        attr.sample_max_stack = 127; /* the kernel's default limit */
+        attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+                           (with_call_chain ? PERF_SAMPLE_CALLCHAIN : PERF_SAMPLE_IP);
+        if (with_call_chain)
+            attr.sample_max_stack = 127; /* the kernel's default limit */
         attr.wakeup_events = 1u << 30; /* the drainer polls: no wake-ups */
     }
     int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -235,7 +243,8 @@ __attribute__((constructor)) static void start(void)
     if (period && strtoull(period, NULL, 10) > 0)
         period_ns = strtoull(period, NULL, 10);
     const char *mode = getenv("BARE_MODE");
-    kernel_mode = mode && strcmp(mode, "kernel") == 0;
+    with_call_chain = mode && strcmp(mode, "kernel") == 0;
+    kernel_mode = with_call_chain || (mode && strcmp(mode, "timer") == 0);
     if (pthread_key_create(&event_key, close_event) != 0)
         return;
     if (kernel_mode) {
