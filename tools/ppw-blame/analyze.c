@@ -1317,7 +1317,7 @@ int analyze_run(const struct analyze_input *inputs, size_t n, const struct analy
     if (!rc)
         rc = find_coven(&e, err);
     if (!rc)
-        find_causes(&e);
+        rc = find_causes(&e, err);
     if (!rc)
         rc = find_hotspots(&e, err);
     if (!rc && n > 1)

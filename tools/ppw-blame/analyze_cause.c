@@ -270,16 +270,70 @@ struct party {
     uint64_t at;
 };
 
-void find_causes(struct engine *e)
+/* A finding's cause, found before it is written: the party that ended most
+ * of the site's longest waits. */
+struct cause {
+    struct analyze_finding *finding;
+    struct party party;
+    size_t nwaits, total;
+    double waited;
+    const char *verb;
+};
+
+/* By the party's unit, so that each merged rank is read once. */
+static int compare_cause_unit(const void *a, const void *b)
 {
-    if (!e->out->has_trace)
-        return;
-    const char *group = e->in->job ? "rank" : "thread";
-    /* A merged rank has no sample times: the party's rank is read again
-     * whole, once for all the findings it causes (without it the cause is
-     * given, not what the party was doing). */
-    struct ppw_run *timed = NULL; /* stays NULL when the rank cannot be read */
-    const struct unit *timed_unit = NULL;
+    uintptr_t x = (uintptr_t)((const struct cause *)a)->party.unit;
+    uintptr_t y = (uintptr_t)((const struct cause *)b)->party.unit;
+    return (x > y) - (x < y);
+}
+
+/* Fills c with site s's cause; false when no wait has a party. */
+static bool cause_of(struct engine *e, const struct site *s, struct cause *c)
+{
+    /* The longest waits, each charged to the party that ended it: the one
+     * that ended most of the waiting is the cause, not whoever ended a
+     * single outlier. */
+    struct wait_event waits[CAUSE_WAITS];
+    struct party parties[CAUSE_WAITS];
+    size_t nparties = 0;
+    c->nwaits = longest_waits(e, s->region, waits, &c->total);
+    c->waited = 0;
+    c->verb = "arrived";
+    for (size_t k = 0; k < c->nwaits; k++) {
+        const struct wait_event *w = &waits[k];
+        const struct unit *unit = NULL;
+        uint32_t thread = 0;
+        uint64_t at = 0;
+        if (!ending_party(e, s->pattern, s->region, w, &unit, &thread, &at, &c->verb))
+            continue;
+        double ns = (double)(w->end - w->start);
+        c->waited += ns;
+        size_t m = 0;
+        while (m < nparties && !(parties[m].unit == unit && parties[m].thread == thread))
+            m++;
+        if (m == nparties) /* waits are longest first: this is the party's longest */
+            parties[nparties++] = (struct party){unit, thread, 0, 0, *w, at};
+        parties[m].waits++;
+        parties[m].ns += ns;
+    }
+    if (!nparties)
+        return false;
+    size_t top = 0;
+    for (size_t m = 1; m < nparties; m++)
+        top = parties[m].ns > parties[top].ns ? m : top;
+    c->party = parties[top];
+    return true;
+}
+
+int find_causes(struct engine *e, struct ppw_err *err)
+{
+    if (!e->out->has_trace || !e->nsites)
+        return 0;
+    struct cause *causes = malloc(e->nsites * sizeof *causes);
+    if (!causes)
+        return ppw_err_set(err, PPW_ENOMEM, "out of memory");
+    size_t ncauses = 0;
     for (size_t i = 0; i < e->nsites; i++) {
         const struct site *s = &e->sites[i];
         struct analyze_finding *f = NULL;
@@ -288,39 +342,20 @@ void find_causes(struct engine *e)
                 e->out->findings[k].line == s->region->line &&
                 strcmp(e->out->findings[k].file, s->region->file ? s->region->file : "") == 0)
                 f = &e->out->findings[k];
-        if (!f)
-            continue;
-        /* The longest waits, each charged to the party that ended it: the
-         * one that ended most of the waiting is the cause, not whoever
-         * ended a single outlier. */
-        struct wait_event waits[CAUSE_WAITS];
-        struct party parties[CAUSE_WAITS];
-        size_t total, nwaits = longest_waits(e, s->region, waits, &total), nparties = 0;
-        double waited = 0;
-        const char *verb = "arrived";
-        for (size_t k = 0; k < nwaits; k++) {
-            const struct wait_event *w = &waits[k];
-            const struct unit *unit = NULL;
-            uint32_t thread = 0;
-            uint64_t at = 0;
-            if (!ending_party(e, s->pattern, s->region, w, &unit, &thread, &at, &verb))
-                continue;
-            double ns = (double)(w->end - w->start);
-            waited += ns;
-            size_t m = 0;
-            while (m < nparties && !(parties[m].unit == unit && parties[m].thread == thread))
-                m++;
-            if (m == nparties) /* waits are longest first: this is the party's longest */
-                parties[nparties++] = (struct party){unit, thread, 0, 0, *w, at};
-            parties[m].waits++;
-            parties[m].ns += ns;
-        }
-        size_t top = 0;
-        for (size_t m = 1; m < nparties; m++)
-            top = parties[m].ns > parties[top].ns ? m : top;
-        if (!nparties)
-            continue;
-        const struct party *c = &parties[top];
+        if (f && cause_of(e, s, &causes[ncauses]))
+            causes[ncauses++].finding = f;
+    }
+    if (ncauses)
+        qsort(causes, ncauses, sizeof *causes, compare_cause_unit);
+    const char *group = e->in->job ? "rank" : "thread";
+    /* A merged rank has no sample times: the party's rank is read again
+     * whole, once for all the findings it causes (without it the cause is
+     * given, not what the party was doing). */
+    struct ppw_run *timed = NULL; /* stays NULL when the rank cannot be read */
+    const struct unit *timed_unit = NULL;
+    for (size_t i = 0; i < ncauses; i++) {
+        const struct cause *cause = &causes[i];
+        const struct party *c = &cause->party;
         const struct wait_event *w = &c->longest;
         char doing[200] = "";
         if (c->unit->merged && c->unit != timed_unit) {
@@ -335,14 +370,17 @@ void find_causes(struct engine *e)
                                            doing, sizeof doing);
         uint32_t who = e->in->job ? c->unit->rank : c->thread;
         uint32_t waiter = e->in->job ? w->unit->rank : w->thread;
-        setf(f->cause, sizeof f->cause,
+        setf(cause->finding->cause, sizeof cause->finding->cause,
              "trace: %s %" PRIu32 " ended %u of the %zu longest waits (%.0f%% of their time; "
              "%zu waits in all); in the longest of them (%s %" PRIu32 ", %.3f ms) %s %" PRIu32
              " %s %.3f ms after it began%s%s",
-             group, who, c->waits, nwaits, waited > 0 ? 100 * c->ns / waited : 0, total, group,
-             waiter, (double)(w->end - w->start) / 1e6, group, who, verb,
+             group, who, c->waits, cause->nwaits,
+             cause->waited > 0 ? 100 * c->ns / cause->waited : 0, cause->total, group, waiter,
+             (double)(w->end - w->start) / 1e6, group, who, cause->verb,
              (double)(c->at - w->start) / 1e6, busy ? "; it was busy in " : "",
              busy ? doing : "");
     }
     ppw_run_free(timed);
+    free(causes);
+    return 0;
 }

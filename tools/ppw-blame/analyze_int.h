@@ -178,6 +178,9 @@ double waiting_share(const struct engine *e, uint32_t group);
 double machine_wait_at(const struct engine *e, const struct ppw_run_region *g);
 
 /* analyze_cause.c */
-void find_causes(struct engine *e);
+/* With a trace, writes each wait finding's cause: the party that ended
+ * most of its longest waits, and what that party was doing.  0, or an
+ * error (out of memory). */
+int find_causes(struct engine *e, struct ppw_err *err);
 
 #endif
