@@ -68,10 +68,12 @@ static void json_source(struct dump *d, uint64_t pc, bool exact)
 {
     struct ppw_source_frame source[64], near[64];
     size_t n = dump_lines ? ppw_lines_lookup(dump_lines, pc, exact, source, 64) : 0;
-    size_t near_n = dump_lines ? ppw_lines_lookup_near(dump_lines, pc, exact, near, 64) : 0;
     fputs(",\"source\":", d->out);
     json_source_frames(d, source, n);
-    if (n && source[0].line == 0 && near_n && near[0].line != 0) { /* a neighbour lent a line */
+    if (!n || source[0].line != 0)
+        return;
+    size_t near_n = ppw_lines_lookup_near(dump_lines, pc, exact, near, 64);
+    if (near_n && near[0].line != 0) { /* a neighbour lent a line */
         fputs(",\"near_source\":", d->out);
         json_source_frames(d, near, near_n);
     }
