@@ -947,7 +947,7 @@ void ppw_run_thread_loss(const struct ppw_run *run, const struct ppw_run_thread 
         out->causes |= PPW_LOSS_NOT_ARMED;
     if (t->dropped[PPW_DROP_NO_SPACE])
         out->causes |= PPW_LOSS_DISK_FULL;
-    if (t->dropped[PPW_DROP_NOT_READY] + t->dropped[PPW_DROP_WALK] > 0)
+    if (t->dropped[PPW_DROP_NOT_READY] + t->dropped[PPW_DROP_WALK] + t->ring_full > 0)
         out->causes |= PPW_LOSS_DROPPED;
     if (t->end_flags & PPW_THREAD_END_SIGNAL_BLOCKED)
         out->causes |= PPW_LOSS_SIGNAL_BLOCKED;

@@ -177,6 +177,7 @@ struct ppw_run_thread {
     struct ppw_run_file samples_file, events_file, profile_file;
     uint64_t dropped[PPW_DROP_REASONS]; /* from the samples file's header */
     uint64_t handler_ns;                /* ditto: time spent recording samples */
+    uint64_t ring_full;                 /* 1.7: samples the kernel dropped, the ring buffer full */
     struct ppw_run_stack *stacks;       /* in file order */
     size_t stack_count;
     struct ppw_run_sample *samples;
@@ -242,7 +243,8 @@ enum ppw_loss_cause {
     PPW_LOSS_NO_FILE = 1u << 1,     /* its samples file could not be created (a NOTE says why) */
     PPW_LOSS_NOT_ARMED = 1u << 2,   /* its sampler could not start (a NOTE says why) */
     PPW_LOSS_DISK_FULL = 1u << 3,   /* its samples file could not grow: samples dropped */
-    PPW_LOSS_DROPPED = 1u << 4,     /* samples dropped otherwise (thread not ready, walk failed) */
+    PPW_LOSS_DROPPED = 1u << 4,     /* samples dropped otherwise (thread not ready, walk failed,
+                                       ring buffer full) */
     PPW_LOSS_SIGNAL_BLOCKED = 1u << 5, /* the thread blocked the sampling signal (1.4) */
     PPW_LOSS_SIGNAL_IGNORED = 1u << 6, /* the program ignored it (1.4) */
     PPW_LOSS_SIGNAL_TAKEN = 1u << 7,   /* the program installed its own handler for it (1.4) */

@@ -34,7 +34,8 @@ struct rfile {
     uint32_t pid, build_id_size, thread_field;
     unsigned char build_id[PPW_BUILD_ID_MAX];
     uint64_t dropped[PPW_DROP_REASONS], slot_size, handler_ns;
-    uint64_t reserved; /* the header's last word: a sealed profile file's CRC32C */
+    uint64_t reserved; /* the header's last word: a sealed profile file's CRC32C, a samples
+                          file's ring losses (1.7) */
     size_t counts[KIND_SLOTS];
     size_t released; /* pages below this offset were handed back (MADV_DONTNEED) */
 };

@@ -780,6 +780,8 @@ int ppw_run_read_samples(struct loader *l, struct rfile *f, struct ppw_run_threa
     t->samples_file = f->info;
     memcpy(t->dropped, f->dropped, sizeof t->dropped);
     t->handler_ns = f->handler_ns;
+    /* The header's last word: ring losses in a samples file since 1.7. */
+    t->ring_full = f->info.major == 1 && f->info.minor >= 7 ? f->reserved : 0;
     struct samples_ctx c = {.thread = t, .merge = l->merge_samples};
     int rc = ppw_run_each_record(l, f, count_samples_record, &c);
     f->released = 0; /* the next pass faults the pages in again, from the page cache */

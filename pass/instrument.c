@@ -633,6 +633,22 @@ static void keep_frame_pointer(struct instrumenter *in, LLVMValueRef function)
     LLVMAddAttributeAtIndex(function, LLVMAttributeFunctionIndex, attr);
 }
 
+/* The mark of a module whose functions keep frame pointers: libppw's
+ * ring sampler, which follows them in the kernel, samples only programs
+ * that have it (weak: one per program, whatever its modules; libppw
+ * refers to it weakly, so the linker exports it). */
+static void mark_frame_pointers(struct instrumenter *in)
+{
+    static const char name[] = "__ppw_frame_pointers";
+    if (LLVMGetNamedGlobal(in->module, name))
+        return;
+    LLVMTypeRef byte = LLVMInt8TypeInContext(in->context);
+    LLVMValueRef mark = LLVMAddGlobal(in->module, byte, name);
+    LLVMSetInitializer(mark, LLVMConstInt(byte, 1, 0));
+    LLVMSetLinkage(mark, LLVMWeakAnyLinkage);
+    LLVMSetGlobalConstant(mark, 1);
+}
+
 static void instrument_function(struct instrumenter *in, LLVMValueRef function,
                                 int entry_exit_allowed)
 {
@@ -723,17 +739,22 @@ int ppw_instrument_module(LLVMModuleRef module, const struct ppw_pass_opts *opts
             fprintf(stderr, "ppw: warning: %s: '%s' is not a function; no GASP events inserted\n",
                     source, notify_name);
     }
+    int kept_frame_pointers = 0;
     for (LLVMValueRef function = LLVMGetFirstFunction(module); function;
          function = LLVMGetNextFunction(function)) {
         if (LLVMIsDeclaration(function))
             continue;
         /* Taken from every definition: ppw-cc's marker must never reach codegen. */
         int entry_exit_allowed = take_marker(&in, function);
-        if (in.notify)
+        if (in.notify) {
             keep_frame_pointer(&in, function);
+            kept_frame_pointers = 1;
+        }
         if (in.notify && is_instrumentable(&in, function))
             instrument_function(&in, function, entry_exit_allowed);
     }
+    if (kept_frame_pointers)
+        mark_frame_pointers(&in);
     if ((in.functions || in.calls) && add_init_constructor(&in) < 0)
         fprintf(stderr, "ppw: warning: %s: '%s' is not a function; no GASP constructor\n", source,
                 init_name);

@@ -106,8 +106,8 @@ static void get_sampler(void)
         const char *name;
         enum ppw_sampler_choice choice;
     } names[] = {{"auto", PPW_SAMPLER_AUTO}, {"papi", PPW_SAMPLER_PAPI},
-                 {"perf", PPW_SAMPLER_PERF}, {"timer", PPW_SAMPLER_TIMER},
-                 {"off", PPW_SAMPLER_OFF}};
+                 {"perf", PPW_SAMPLER_PERF}, {"ring", PPW_SAMPLER_RING},
+                 {"timer", PPW_SAMPLER_TIMER}, {"off", PPW_SAMPLER_OFF}};
     const char *v = getenv("PPW_SAMPLER");
     ppw_config.sampler = PPW_SAMPLER_AUTO;
     if (v && *v) {
@@ -116,7 +116,7 @@ static void get_sampler(void)
             if (strcmp(v, names[i].name) == 0)
                 break;
         if (i == sizeof(names) / sizeof(names[0]))
-            bad("PPW_SAMPLER", v, "auto, papi, perf, timer or off");
+            bad("PPW_SAMPLER", v, "auto, papi, perf, ring, timer or off");
         else
             ppw_config.sampler = names[i].choice;
     }

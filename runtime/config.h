@@ -13,6 +13,7 @@ enum ppw_sampler_choice {
     PPW_SAMPLER_PERF,
     PPW_SAMPLER_TIMER,
     PPW_SAMPLER_OFF,
+    PPW_SAMPLER_RING, /* perf task clock, the kernel's call chains into a ring buffer */
 };
 
 struct ppw_config {

@@ -162,8 +162,9 @@ static void move_off(int fd)
     struct owned *o = find(fd);
     int copy = o ? fcntl(fd, F_DUPFD_CLOEXEC, 0) : -1;
     if (copy >= 0 && copy < TRACKED_FDS) {
-        if (o->owner == PPW_FD_PERF) {
-            int flags = fcntl(copy, F_GETFL);
+        int flags = o->owner == PPW_FD_PERF ? fcntl(copy, F_GETFL) : 0;
+        /* A ring sampler's event signals nobody (sampler.c): nothing to redo. */
+        if (o->owner == PPW_FD_PERF && flags != -1 && (flags & O_ASYNC)) {
             fcntl(copy, F_SETFL, flags & ~O_ASYNC);
             fcntl(copy, F_SETFL, flags | O_ASYNC);
             /* An overflow between the two sent no signal, and the event,

@@ -28,6 +28,7 @@
 #include "lifecycle.h"
 #include "measure.h"
 #include "modules.h"
+#include "sampler.h"
 #include "sigsafe.h"
 #include "thread.h"
 
@@ -166,6 +167,8 @@ static int control(int on)
     struct ppw_thread *t = enter();
     if (t) {
         previous = t->measuring;
+        if (previous != (on != 0))
+            ppw_sampler_flush(t); /* buffered samples: taken before the switch */
         t->measuring = on != 0;
         leave(t);
     }

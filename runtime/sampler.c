@@ -13,11 +13,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <asm/perf_regs.h>
 #include <linux/perf_event.h>
 #include <papi.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -30,10 +32,12 @@
 #include "config.h"
 #include "descriptors.h"
 #include "hash.h"
+#include "leaf.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "modules.h"
 #include "ppw/run_format.h"
+#include "ring.h"
 #include "runfile.h"
 #include "signals.h"
 #include "thread.h"
@@ -66,10 +70,28 @@ struct ppw_stack_table {
     uint64_t block_last_ns; /* the last sample's time: the next one's delta starts there */
     uint32_t block_spawn;   /* the spawn tag the block's samples have now */
     uint32_t block_next;    /* the next block's capacity; 0: BLOCK_FIRST */
+    /* The ring sampler's buffer (ring_page set when this thread has one). */
+    struct ppw_ring ring;
+    uint32_t ring_busy;     /* a reader holds the ring, and with it this table */
+    uint64_t ring_count;    /* the task clock at the ring's previous sample */
     struct stack_slot slots[STACK_SLOTS];
 };
 
+/* The ring sampler (PPW_SAMPLER=ring; docs/runtime.md, "The ring sampler"):
+ * the kernel writes each sample, with its call chain from the frame
+ * pointers, into a per-thread ring buffer, and takes no signal; a POSIX CPU
+ * timer every RING_DRAIN_PERIODS periods empties the ring on the thread
+ * itself, and so does every change of the thread's spawn context. */
+#define RING_BYTES (64u << 10)  /* data bytes per thread: ~50 samples at 20 frames */
+#define RING_DRAIN_PERIODS 16   /* periods of CPU time between two timer drains */
+#define RING_STACK_BYTES 512    /* user stack copied with each sample (the leaf's frame) */
+#define RING_READ_LIMIT 4096    /* records per drain, at most */
+#define RING_REGS ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
+
 static enum ppw_metric_source source;
+static int ring_mode;            /* PPW_SAMPLER=ring took: threads try a ring first */
+static uint32_t ring_max_stack;  /* the call chain's depth limit (kernel.perf_event_max_stack) */
+static uint32_t ring_fallbacks;  /* threads that could not map a ring: signal sampling */
 static uint64_t base_period;
 static int timer_cookie; /* its address marks our POSIX timer's signals */
 static int handler_installed;
@@ -318,6 +340,166 @@ void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int
     }
 }
 
+/* One PERF_RECORD_SAMPLE of the ring sampler's layout (ring_open). */
+struct ring_sample {
+    uint64_t time_ns; /* CLOCK_MONOTONIC, as ppw_now_ns */
+    uint64_t count;   /* the task clock: the thread's CPU time since arming */
+    uint64_t nr;      /* call chain entries, context markers included */
+    const uint64_t *ips;
+    uint64_t regs[3]; /* BP, SP, IP, in the bit order of RING_REGS; 0 when absent */
+    const uint8_t *stack;
+    uint64_t stack_size; /* bytes of the stack copy that hold data */
+};
+
+PPW_SIGSAFE static int parse_ring_sample(const struct perf_event_header *h, struct ring_sample *s)
+{
+    const uint64_t *p = (const void *)(h + 1);
+    const uint64_t *end = (const void *)((const uint8_t *)h + h->size);
+    if (end - p < 4)
+        return -1;
+    s->time_ns = p[0];
+    s->count = p[1];
+    s->nr = p[2];
+    p += 3;
+    if ((uint64_t)(end - p) <= s->nr)
+        return -1;
+    s->ips = p;
+    p += s->nr;
+    uint64_t abi = *p++;
+    memset(s->regs, 0, sizeof s->regs);
+    if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+        if (end - p < 3)
+            return -1;
+        memcpy(s->regs, p, sizeof s->regs);
+        p += 3;
+    }
+    s->stack = NULL;
+    s->stack_size = 0;
+    if (p >= end)
+        return -1;
+    uint64_t size = *p++;
+    if (size) {
+        if (size % 8 || (uint64_t)(end - p) < size / 8 + 1)
+            return -1;
+        s->stack = (const uint8_t *)p;
+        uint64_t dyn = p[size / 8];
+        s->stack_size = dyn < size ? dyn : size;
+    }
+    return 0;
+}
+
+#define RING_CHAIN_MAX 256 /* call chain entries read from a sample, at most */
+
+struct ring_reader {
+    struct ppw_thread *t;
+    int repair; /* the reading thread may unwind (leaf.h): not inside the dynamic linker */
+};
+
+/* A record from the thread's ring, on the thread that reads it. */
+PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *arg)
+{
+    struct ring_reader *reader = arg;
+    struct ppw_thread *t = reader->t;
+    if (h->type == PERF_RECORD_LOST) {
+        /* The ring was full: the kernel counted the samples it could not
+         * write.  Their time stays in the next sample's weight. */
+        const uint64_t *body = (const void *)(h + 1);
+        if (h->size >= sizeof *h + 2 * sizeof(uint64_t))
+            t->samples.header->reserved += body[1]; /* 1.7: ring losses */
+        return;
+    }
+    if (h->type != PERF_RECORD_SAMPLE)
+        return;
+    struct ring_sample s;
+    if (parse_ring_sample(h, &s) != 0) {
+        drop(t, PPW_DROP_WALK);
+        return;
+    }
+    struct ppw_stack_table *table = t->stacks;
+    uint64_t weight = s.count - table->ring_count;
+    table->ring_count = s.count;
+    if (!t->measuring) {
+        drop(t, PPW_DROP_PAUSED);
+        return;
+    }
+    /* The chain is the interrupted PC, then return addresses, after a
+     * PERF_CONTEXT_USER marker: the handler walk's layout (LEAF_PC). */
+    uint64_t chain[RING_CHAIN_MAX];
+    uint32_t n = 0, found = 0;
+    for (uint64_t i = 0; i < s.nr; i++) {
+        if (s.ips[i] >= PERF_CONTEXT_MAX)
+            continue;
+        found++;
+        if (n < RING_CHAIN_MAX)
+            chain[n++] = s.ips[i];
+    }
+    if (n == 0) {
+        drop(t, PPW_DROP_WALK);
+        return;
+    }
+    uint16_t flags = PPW_STACK_LEAF_PC;
+    if (found > n || found >= ring_max_stack)
+        flags |= PPW_STACK_TRUNCATED;
+    /* The first frames again from their call-frame information, where
+     * the frame pointers skipped one (leaf.h). */
+    uint64_t *frames = t->walk;
+    int repaired = -1;
+    if (reader->repair && s.stack_size > 0 && s.regs[2] == chain[0]) {
+        struct ppw_leaf_sample leaf = {s.regs[2], s.regs[1], s.regs[0], s.stack, s.stack_size};
+        repaired = ppw_leaf_repair(&leaf, chain, n, frames, PPW_MAX_FRAMES_LIMIT);
+    }
+    if (repaired < 0) {
+        memcpy(frames, chain, n * sizeof *frames);
+        repaired = (int)n;
+    }
+    n = (uint32_t)repaired;
+    if (n > ppw_config.max_frames) {
+        n = ppw_config.max_frames;
+        flags |= PPW_STACK_TRUNCATED;
+    }
+    append_sample(t, stack_id(t, frames, n, flags, s.time_ns), weight, s.time_ns);
+}
+
+/* Empties t's ring into its samples file, on t itself or, at exit, on the
+ * exiting thread (ppw_sampler_flush_other).  ring_busy makes the reader
+ * alone: a drain timer's signal that lands during a drain in normal
+ * context leaves the records to it. */
+PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
+{
+    struct ppw_stack_table *table = t->stacks;
+    if (!table || !ppw_ring_pending(&table->ring) || !t->samples.is_open)
+        return;
+    if (__atomic_exchange_n(&table->ring_busy, 1, __ATOMIC_ACQUIRE))
+        return;
+    uint64_t start_ns = ppw_now_ns();
+    /* The repair calls dl_iterate_phdr: not where the record_sample walk
+     * may not run either. */
+    struct ppw_thread *self = ppw_thread_self();
+    struct ring_reader reader = {
+        t, !in_symbol_lookup() && !ppw_in_dlclose &&
+               !(self && ppw_modules_walk_may_block(self->tid))};
+    ppw_ring_read(&table->ring, RING_READ_LIMIT, on_ring_record, &reader);
+    t->samples.header->handler_ns += ppw_now_ns() - start_ns;
+    __atomic_store_n(&table->ring_busy, 0, __ATOMIC_RELEASE);
+}
+
+void ppw_sampler_flush(struct ppw_thread *t)
+{
+    if (!ring_mode || !t->ready || !t->stacks || !ppw_ring_pending(&t->stacks->ring))
+        return;
+    /* At exit another thread may be draining this ring: wait for it, so
+     * that no sample of the context ending now is read after it ended. */
+    for (int i = 0; i < 1000 && __atomic_load_n(&t->stacks->ring_busy, __ATOMIC_ACQUIRE); i++)
+        sched_yield();
+    ring_drain(t);
+}
+
+void ppw_sampler_flush_other(struct ppw_thread *t)
+{
+    if (ring_mode && t->ready && t->stacks)
+        ring_drain(t);
+}
+
 PPW_SIGSAFE static uint64_t thread_cpu_ns(void)
 {
     struct timespec ts;
@@ -366,6 +548,17 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
             }
             ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
         }
+    } else if (ring_mode && info->si_code == SI_TIMER &&
+               info->si_value.sival_ptr == &timer_cookie) {
+        /* The ring's drain timer.  While this thread walks its own stack
+         * in normal context (a spawn record), the ring waits for the
+         * next drain. */
+        if (t && t->ready && !t->walking) {
+            ring_drain(t);
+            uint64_t next = next_period(t);
+            if (next != t->period && ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
+                t->period = next;
+        }
     } else if (source == PPW_METRIC_POSIX_CPU_TIMER && info->si_code == SI_TIMER &&
                info->si_value.sival_ptr == &timer_cookie) {
         if (!t || !t->ready) {
@@ -410,7 +603,9 @@ PPW_SIGSAFE static void on_papi_overflow(int eventset, void *address, long long 
  * system call or execve: blocking.c masks it around those. */
 static int exclude_kernel = -1; /* -1: not yet known */
 
-static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disabled)
+/* A sampling event's attributes, as far as both samplers share them. */
+static struct perf_event_attr event_attr(uint32_t type, uint64_t config, uint64_t period,
+                                         int disabled)
 {
     struct perf_event_attr attr;
     memset(&attr, 0, sizeof(attr));
@@ -421,6 +616,12 @@ static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disab
     attr.disabled = disabled;
     attr.exclude_hv = 1;
     attr.exclude_kernel = exclude_kernel == 1;
+    return attr;
+}
+
+static long perf_open(uint32_t type, uint64_t config, uint64_t period, int disabled)
+{
+    struct perf_event_attr attr = event_attr(type, config, period, disabled);
     long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0 && exclude_kernel == -1 && (errno == EACCES || errno == EPERM)) {
         attr.exclude_kernel = 1;
@@ -471,6 +672,76 @@ static int try_perf(char *why, size_t size)
         return -1;
     }
     close((int)fd);
+    return 0;
+}
+
+/* The ring sampler's event for the calling thread, or -errno.  Its
+ * samples' layout is parse_ring_sample's. */
+static long ring_open(uint64_t period)
+{
+    struct perf_event_attr attr =
+        event_attr(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, period, 1);
+    attr.sample_type = PERF_SAMPLE_TIME | PERF_SAMPLE_READ | PERF_SAMPLE_CALLCHAIN |
+                       PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+    attr.read_format = 0; /* the value alone: the task clock */
+    attr.sample_regs_user = RING_REGS;
+    attr.sample_stack_user = RING_STACK_BYTES;
+    attr.sample_max_stack = (uint16_t)ring_max_stack;
+    attr.exclude_callchain_kernel = 1;
+    attr.use_clockid = 1;
+    attr.clockid = CLOCK_MONOTONIC;
+    long fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+/* The largest record of ring_open's layout. */
+static uint32_t ring_record_max(void)
+{
+    return (uint32_t)(sizeof(struct perf_event_header) + 3 * 8 + 8 * (ring_max_stack + 8) + 8 +
+                      3 * 8 + 8 + RING_STACK_BYTES + 8);
+}
+
+/* Defined by ppw's pass in every program it instruments, whose functions
+ * keep frame pointers (pass/instrument.c); absent, the kernel's call
+ * chains would be wrong from the first frame. */
+extern const char __ppw_frame_pointers __attribute__((weak));
+
+static int try_ring(char *why, size_t size)
+{
+    if (!&__ppw_frame_pointers) {
+        snprintf(why, size, "the ring sampler follows frame pointers, and this program was not"
+                            " built by ppw's pass, which keeps them");
+        return -1;
+    }
+    ring_max_stack = ppw_config.max_frames;
+    int fd = open("/proc/sys/kernel/perf_event_max_stack", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        char text[32];
+        ssize_t got = read(fd, text, sizeof text - 1);
+        close(fd);
+        if (got > 0) {
+            text[got] = '\0';
+            unsigned long limit = strtoul(text, NULL, 10);
+            if (limit > 0 && limit < ring_max_stack)
+                ring_max_stack = (uint32_t)limit;
+        }
+    }
+    if (try_perf(why, size) != 0) /* also settles exclude_kernel */
+        return -1;
+    long event = ring_open(1000000);
+    if (event < 0) {
+        snprintf(why, size, "perf_event_open with call chains: %s", strerror((int)-event));
+        return -1;
+    }
+    struct ppw_ring ring;
+    int rc = ppw_ring_map(&ring, (int)event, RING_BYTES, ring_record_max());
+    close((int)event);
+    if (rc != 0) {
+        snprintf(why, size, "mapping a %u KiB perf ring buffer: %s", RING_BYTES >> 10,
+                 strerror(-rc));
+        return -1;
+    }
+    ppw_ring_unmap(&ring);
     return 0;
 }
 
@@ -535,6 +806,11 @@ int ppw_sampler_init(void)
                                     "%s%s", len ? "; " : "", why);                                 \
     }
     TRY(choice == PPW_SAMPLER_AUTO || choice == PPW_SAMPLER_PAPI, try_papi, PPW_METRIC_PAPI_CYCLES)
+    TRY(choice == PPW_SAMPLER_RING, try_ring, PPW_METRIC_PERF_TASK_CLOCK)
+    if (source == PPW_METRIC_PERF_TASK_CLOCK) {
+        ring_mode = 1;
+        ppw_leaf_init();
+    }
     TRY(choice != PPW_SAMPLER_TIMER, try_perf, PPW_METRIC_PERF_TASK_CLOCK)
     TRY(1, try_timer, PPW_METRIC_POSIX_CPU_TIMER)
 #undef TRY
@@ -550,6 +826,11 @@ int ppw_sampler_init(void)
                                 "%skernel time excluded (perf_event_paranoid forbids it for"
                                 " this user): periods ending in system calls are not sampled",
                                 len ? "; " : "");
+    if (ring_mode)
+        len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0,
+                                "%sthe kernel's call chains into a ring buffer per thread,"
+                                " read every %d periods and at each change of spawn context",
+                                len ? "; " : "", RING_DRAIN_PERIODS);
     if (choice != PPW_SAMPLER_AUTO && len == 0)
         len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
     char full[768];
@@ -596,6 +877,10 @@ int ppw_sampler_init(void)
 
 void ppw_sampler_fini(void)
 {
+    if (ring_fallbacks)
+        ppw_runfile_note(0, "%u threads could not map a perf ring buffer (locked-memory limit:"
+                            " kernel.perf_event_mlock_kb, ulimit -l) and were sampled with signals",
+                         ring_fallbacks);
     if (drops_without_thread)
         ppw_runfile_note(0, "%llu samples arrived for threads without ppw state",
                          (unsigned long long)drops_without_thread);
@@ -630,6 +915,17 @@ static int arm_perf(struct ppw_thread *t)
     return 0;
 }
 
+/* A POSIX timer's interval: a sample's period, or the ring's drain period. */
+static struct itimerspec timer_spec(const struct ppw_thread *t)
+{
+    uint64_t ns = t->stacks && t->stacks->ring.page ? t->period * RING_DRAIN_PERIODS : t->period;
+    struct itimerspec spec;
+    spec.it_value.tv_sec = (time_t)(ns / 1000000000ull);
+    spec.it_value.tv_nsec = (long)(ns % 1000000000ull);
+    spec.it_interval = spec.it_value;
+    return spec;
+}
+
 static int arm_timer(struct ppw_thread *t)
 {
     struct sigevent sev;
@@ -642,11 +938,41 @@ static int arm_timer(struct ppw_thread *t)
         return -errno;
     t->has_timer = 1;
     t->last_cpu_ns = thread_cpu_ns();
-    struct itimerspec spec;
-    spec.it_value.tv_sec = (time_t)(t->period / 1000000000ull);
-    spec.it_value.tv_nsec = (long)(t->period % 1000000000ull);
-    spec.it_interval = spec.it_value;
+    struct itimerspec spec = timer_spec(t);
     return timer_settime(t->timer, 0, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+/* The ring sampler on t: its event and buffer, and the timer that drains
+ * it.  0, or -errno, after which nothing of it is left. */
+static int arm_ring(struct ppw_thread *t)
+{
+    struct ppw_stack_table *table = t->stacks;
+    long fd = ring_open(t->period);
+    if (fd < 0)
+        return (int)fd;
+    int rc = ppw_ring_map(&table->ring, (int)fd, RING_BYTES, ring_record_max());
+    if (rc != 0) {
+        close((int)fd);
+        return rc;
+    }
+    t->perf_fd = (int)fd;
+    ppw_fd_own(&t->perf_fd, PPW_FD_PERF);
+    struct stat st;
+    if (fstat(t->perf_fd, &st) == 0) {
+        t->perf_dev = (uint64_t)st.st_dev;
+        t->perf_ino = (uint64_t)st.st_ino;
+    }
+    table->ring_count = 0;
+    if ((rc = arm_timer(t)) != 0) {
+        ppw_fd_close(&t->perf_fd);
+        ppw_fd_release(&t->perf_fd);
+        t->perf_fd = -1;
+        ppw_ring_unmap(&table->ring);
+        return rc;
+    }
+    ioctl(t->perf_fd, PERF_EVENT_IOC_RESET, 0);
+    ioctl(t->perf_fd, PERF_EVENT_IOC_ENABLE, 0);
+    return 0;
 }
 
 static int arm_papi(struct ppw_thread *t)
@@ -687,7 +1013,14 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
     t->last_cpu_ns = thread_cpu_ns();
     t->armed_cpu_ns = t->last_cpu_ns;
     t->ready = 1;
-    if (source == PPW_METRIC_PERF_TASK_CLOCK)
+    if (ring_mode && (rc = arm_ring(t)) != 0) {
+        __atomic_fetch_add(&ring_fallbacks, 1, __ATOMIC_RELAXED);
+        ppw_log_verbose("thread %u: no ring buffer (%s); sampling with signals", t->index,
+                        strerror(-rc));
+    }
+    if (t->stacks->ring.page)
+        rc = 0;
+    else if (source == PPW_METRIC_PERF_TASK_CLOCK)
         rc = arm_perf(t);
     else if (source == PPW_METRIC_POSIX_CPU_TIMER)
         rc = arm_timer(t);
@@ -778,6 +1111,10 @@ static void disarm(struct ppw_thread *t)
 
 void ppw_sampler_thread_stop(struct ppw_thread *t)
 {
+    if (t->stacks && t->stacks->ring.page) {
+        ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+        ppw_sampler_flush(t);
+    }
     disarm(t);
     if (source == PPW_METRIC_PAPI_CYCLES && papi_eventset >= 0) {
         long long value;
@@ -790,8 +1127,14 @@ void ppw_sampler_thread_stop(struct ppw_thread *t)
     if (t->samples.is_open)
         ppw_stream_close(&t->samples);
     if (t->stacks) {
-        munmap(t->stacks, sizeof(struct ppw_stack_table));
+        /* Under the registry lock: ppw_sampler_flush_other reads the
+         * table of every registered thread. */
+        ppw_thread_registry_lock();
+        struct ppw_stack_table *table = t->stacks;
         t->stacks = NULL;
+        ppw_thread_registry_unlock();
+        ppw_ring_unmap(&table->ring);
+        munmap(table, sizeof(struct ppw_stack_table));
     }
 }
 
@@ -806,8 +1149,10 @@ void ppw_sampler_thread_abandon(struct ppw_thread *t)
     t->has_timer = 0;
     papi_eventset = -1;
     ppw_stream_abandon(&t->samples);
-    if (t->stacks)
+    if (t->stacks) {
+        ppw_ring_unmap(&t->stacks->ring); /* the parent's event, closed above */
         munmap(t->stacks, sizeof(struct ppw_stack_table));
+    }
     t->stacks = NULL;
 }
 
@@ -902,6 +1247,7 @@ void ppw_sampler_thread_pause(struct ppw_thread *t)
 {
     if (t->perf_fd >= 0)
         ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
+    ppw_sampler_flush(t);
     if (t->has_timer) {
         struct itimerspec off = {{0, 0}, {0, 0}};
         timer_settime(t->timer, 0, &off, NULL);
@@ -910,13 +1256,14 @@ void ppw_sampler_thread_pause(struct ppw_thread *t)
 
 void ppw_sampler_thread_resume(struct ppw_thread *t)
 {
+    /* A ring's event samples until disabled; a signal's is armed for one
+     * overflow at a time. */
     if (t->perf_fd >= 0)
-        ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+        ioctl(t->perf_fd, t->stacks && t->stacks->ring.page ? PERF_EVENT_IOC_ENABLE
+                                                             : PERF_EVENT_IOC_REFRESH,
+              t->stacks && t->stacks->ring.page ? 0 : 1);
     if (t->has_timer) {
-        struct itimerspec spec;
-        spec.it_value.tv_sec = (time_t)(t->period / 1000000000ull);
-        spec.it_value.tv_nsec = (long)(t->period % 1000000000ull);
-        spec.it_interval = spec.it_value;
+        struct itimerspec spec = timer_spec(t);
         timer_settime(t->timer, 0, &spec, NULL);
     }
 }

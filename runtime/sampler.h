@@ -36,6 +36,16 @@ void ppw_sampler_thread_abandon(struct ppw_thread *t);
  * Call with t->walking still set. */
 void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int n);
 
+/* The ring sampler (PPW_SAMPLER=ring) buffers t's samples in the kernel:
+ * this records them now, with t's spawn context, which must not change
+ * before they are read.  Call on t, before each change of t->spawn_tag and
+ * anything else that must see t's samples so far.  Cheap (a load) when
+ * nothing is buffered, and nothing at all without the ring sampler. */
+void ppw_sampler_flush(struct ppw_thread *t);
+/* The same for another thread, at process exit, under the registry lock
+ * (ppw_thread_end_others): a thread still running keeps its samples. */
+void ppw_sampler_flush_other(struct ppw_thread *t);
+
 /* Median cost of recording one sample (walk, dedup, append) in ns, measured
  * on the calling thread by running the handler's body directly; 0 when
  * sampling is off. */

@@ -184,8 +184,10 @@ void ppw_thread_end_others(void)
 {
     pthread_mutex_lock(&registry_lock);
     for (struct ppw_thread *t = registry; t; t = t->next)
-        if (t != self)
+        if (t != self) {
+            ppw_sampler_flush_other(t);
             write_end(t, PPW_THREAD_END_AT_EXIT | ppw_sampler_thread_faults(t, 0));
+        }
     pthread_mutex_unlock(&registry_lock);
 }
 

@@ -29,6 +29,17 @@ PPW_SIGSAFE static uint32_t *claim_walk_slot(void)
     return NULL;
 }
 
+uint32_t *ppw_unwind_enter(void)
+{
+    return claim_walk_slot();
+}
+
+void ppw_unwind_leave(uint32_t *slot)
+{
+    if (slot)
+        __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+}
+
 int ppw_unwind_walk(uint64_t *frames, int max)
 {
     _Static_assert(sizeof(void *) == sizeof(uint64_t), "64-bit addresses");

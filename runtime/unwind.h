@@ -11,6 +11,12 @@
  * Returns the count; count == max means the stack may be deeper. */
 PPW_SIGSAFE int ppw_unwind_walk(uint64_t *frames, int max);
 
+/* Around any other unwind that calls dl_iterate_phdr (leaf.c): marks the
+ * calling thread as inside a walk of ppw's, for ppw_unwind_in_walk.  The
+ * slot (NULL when all are taken) goes back to ppw_unwind_leave. */
+PPW_SIGSAFE uint32_t *ppw_unwind_enter(void);
+PPW_SIGSAFE void ppw_unwind_leave(uint32_t *slot);
+
 /* Whether thread tid is inside ppw_unwind_walk (signal-safe).  Such a
  * thread holds the dynamic linker's lock only inside libunwind's
  * dl_iterate_phdr callback, which waits for no lock of the program's. */

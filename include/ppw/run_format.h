@@ -30,11 +30,11 @@
 
 #define PPW_RUN_MAGIC "PPWR"
 #define PPW_RUN_MAJOR 1
-#define PPW_RUN_MINOR 6 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
+#define PPW_RUN_MINOR 7 /* 1.1: PPW_RUN_MPI; 1.2: probe windows (CALIB fields, PROBE slot);
                            1.3: PPW_EVT_OMP; 1.4: THREAD_END sampling faults, ENV left_out;
                            1.5: CHECKSUM records, sealed profile files;
                            1.6: sampled throttled calls (THROTTLE slot, CONFIG), sample
-                           BLOCK records */
+                           BLOCK records; 1.7: ring losses in samples file headers */
 #define PPW_RUN_HEADER_SIZE 128
 #define PPW_BUILD_ID_MAX 32
 
@@ -78,7 +78,10 @@ struct ppw_file_header {
     uint64_t slot_size;     /* 104 profile files: bytes per slot; else 0 */
     uint64_t handler_ns;    /* 112 samples files: time spent recording samples, from the
                                handler's first clock read to its last; else 0 */
-    uint64_t reserved;      /* 120 zero */
+    uint64_t reserved;      /* 120 sealed profile files: the CRC32C (PPW_FILE_SEALED);
+                               samples files, 1.7: samples the kernel could not write
+                               because the thread's ring buffer was full (PPW_SAMPLER=ring;
+                               their time is in the next sample's weight); else 0 */
 };
 
 /* Records (run, samples and events files): an 8-byte frame, then the body.

@@ -909,6 +909,63 @@ case_env() {
          and .run.config.throttle_ns == 10000 and (.run.config.modes | index("sample") != null)' e.run.json
 }
 
+# PPW_SAMPLER=ring (docs/runtime.md, "The ring sampler"): the kernel's call
+# chains into a ring buffer per thread, read on the thread, with the first
+# frames unwound again from their call-frame information wherever the frame
+# pointers skipped one.  programs/ring_leaf.c, built by ppw-cc (which keeps
+# frame pointers and marks the program so), has three kinds of such code:
+# - recurse(): DEPTH + 1 = 13 activations, the innermost looping before its
+#   shrink-wrapped prologue pushes %rbp: the kernel's chain from %rbp starts
+#   at the 12th, so only the repair gives a sample in the loop all 13;
+# - smooth() calls exp(), memmove from shift(): libm and libc keep no frame
+#   pointers, so the kernel's chain goes from the leaf to smooth's or
+#   shift's caller; the repair puts smooth and shift back;
+# - smooth() again in every thread of an OpenMP team: the same in workers,
+#   whose samples also reach main through the region's spawn record.
+# Every sample that should have the frame has it after the repair, but a
+# few: a leaf in a PLT stub, on an instruction without call-frame
+# information (about 1% here).  The checks ask for 90% of at least 50
+# samples each (about 300, 250, 200 and 100 here): with the repair broken,
+# they see 0%.
+case_ring() {
+    "$build/bin/ppw-cc" -O2 -g -fopenmp "$programs/ring_leaf.c" -lm -o ring_leaf ||
+        { fail "cannot build ring_leaf with ppw-cc"; return; }
+    "$clang" -g -O2 -fopenmp "$programs/ring_leaf.c" -lm -o ring_leaf.plain ||
+        { fail "cannot build ring_leaf"; return; }
+    "./ring_leaf.plain" >plain.out 2>/dev/null
+    OMP_NUM_THREADS=2 PPW_SAMPLER=ring run_ppw r ./ring_leaf
+    [ "$(cat r.rc)" = 0 ] && cmp -s plain.out r.out || fail "ring_leaf: not the plain build's output and status"
+    dump r all || return
+    jq -e '.run.metric.reason | test("ring buffer")' r.all.json >/dev/null ||
+        skip "the ring sampler is not available here: $(jq -r .run.metric.reason r.all.json)"
+    share() { # share DESCRIPTION SELECT HAS: of the samples SELECT picks, HAS holds for 90%
+        check "$1" "[.samples[] | select($2)] as \$s | (\$s | length) >= 50 and
+                    ([\$s[] | select($3)] | length) >= 0.9 * (\$s | length)" r.all.json ||
+            jq -c "[.samples[] | select($2)] | {n: length, holding: [.[] | select($3)] | length,
+                    seen: (map([.stack[].function] | .[0:4]) | group_by(.) | map({k: .[0], n: length})
+                    | sort_by(-.n) | .[0:3])}" r.all.json >&2
+    }
+    local fn='[.stack[].function | strings]'
+    share "samples in the recursion's loop have its 13 activations" \
+        '.thread == 0 and .stack[0].function == "recurse"' \
+        "$fn | map(select(. == \"recurse\")) | length == 13"
+    share "samples in exp (libm) keep smooth, its caller" \
+        ".thread == 0 and ($fn | index(\"main.omp_outlined\") == null) and ($fn | any(test(\"exp\")))" \
+        "$fn | index(\"smooth\") != null"
+    share "samples in memmove (libc) keep shift, its caller" \
+        ".thread == 0 and ($fn | any(test(\"^__mem(move|cpy)\")))" \
+        "$fn | index(\"shift\") != null"
+    share "worker samples in exp keep smooth and the region, and reach main" \
+        ".thread != 0 and ($fn | any(test(\"exp\")))" \
+        "($fn | index(\"smooth\") != null) and ($fn | index(\"main.omp_outlined\") != null) and .reaches_main"
+    # Not built by ppw's pass: no mark, so no ring, but signals, and why.
+    build cpu_spin
+    PPW_SAMPLER=ring run_ppw s ./cpu_spin 0.2
+    dump s all || return
+    check "a program without the pass's mark is sampled with signals, and the metric says why" \
+        '(.run.metric.reason | test("frame pointers")) and (.samples | length > 0)' s.all.json
+}
+
 case_timer() {
     build cpu_spin
     measure_s0

@@ -92,6 +92,11 @@ uint64_t ppw_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void ppw_sampler_flush(struct ppw_thread *t)
+{
+    (void)t; /* no ring sampler here */
+}
+
 double ppw_sampler_calibrate_ns(void)
 {
     return 0;

@@ -457,6 +457,7 @@ static void build_samples(struct sample_run *sr)
         put_sample(&sr->samples[1], 3, 2, 8000);
     }
     rf_header(&sr->samples[1])->dropped[PPW_DROP_NOT_READY] = 2;
+    rf_header(&sr->samples[1])->reserved = 4; /* 1.7: ring losses */
     rf_header(&sr->samples[0])->handler_ns = 12345;
 }
 

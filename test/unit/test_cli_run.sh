@@ -30,7 +30,7 @@ one_error_line() {
 expect_status 0 "$PPW_BLAME" dump ppw-prog-4242 --format json
 check top 'keys_unsorted == ["dir", "format", "build_id", "pid", "finished", "run", "threads",
                              "spawns", "samples", "trace", "omp"]
-           and .dir == "ppw-prog-4242" and .format == "1.6" and .pid == 4242 and .finished
+           and .dir == "ppw-prog-4242" and .format == "1.7" and .pid == 4242 and .finished
            and (.build_id | length) == 40'
 check run '.run | keys_unsorted == ["info", "argv", "env", "env_left_out", "metric", "config", "calibration", "mpi",
                                      "finish", "modules", "regions", "notes"]
@@ -53,7 +53,7 @@ check threads '[.threads[].index] == [0, 1] and [.threads[].runqueue_ns] == [nul
            and (.threads[0] | .parent == null and .start_routine == null and .ended
                 and (.at_exit | not) and .files.samples.closed and .handler_ns == 12345)
            and (.threads[1] | .parent == 0 and .root_tag == 1 and .at_exit
-                and .start_function == "run_fixture_worker" and .dropped.not_ready == 2
+                and .start_function == "run_fixture_worker" and .dropped.not_ready == 2 and .dropped.ring_full == 4
                 and .stacks == 3 and .samples == 3 and .timers == 2 and .throttles == 1
                 and .probe_windows == {"period": 64, "start_count": 64, "start_ns": 3200,
                     "start_tail_ns": 1280, "end_count": 64, "end_ns": 3840, "end_head_ns": 1600,

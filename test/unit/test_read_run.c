@@ -91,7 +91,7 @@ static struct ppw_run *load_ok(int line)
     return run;
 }
 #define LOAD_OK() load_ok(__LINE__)
-/* The current format version as the reader names it, "1.6". */
+/* The current format version as the reader names it, "1.7". */
 #define VERSION_TEXT_(major, minor) #major "." #minor
 #define VERSION_TEXT(major, minor) VERSION_TEXT_(major, minor)
 #define CURRENT VERSION_TEXT(PPW_RUN_MAJOR, PPW_RUN_MINOR)
@@ -189,6 +189,7 @@ static void check_threads(const struct ppw_run *run, const struct sample_run *sr
         CHECK_INT(t0->samples[0].weight, 1000000);
     }
     CHECK_INT(t1->dropped[PPW_DROP_NOT_READY], 2);
+    CHECK_INT(t1->ring_full, 4);
     CHECK_INT(t1->samples[0].spawn_tag, 3);
     CHECK(t0->samples_file.present && t1->profile_file.present);
 }
@@ -944,7 +945,7 @@ static void test_newer_minor_and_unknown_kinds(void)
         return;
     struct run_file *all[] = {&sr.run, &sr.samples[0], &sr.events[1], &sr.profile[0]};
     for (size_t i = 0; i < 4; i++)
-        rf_header(all[i])->minor = 7;
+        rf_header(all[i])->minor = PPW_RUN_MINOR + 1;
     uint64_t future[3] = {1, 2, 3};
     const char *strings[] = {"from the future", NULL};
     rf_record(&sr.run, 999, future, sizeof future, NULL, 0, strings);
@@ -956,7 +957,7 @@ static void test_newer_minor_and_unknown_kinds(void)
         rf_finish(all[i]);
     write_run(&sr, "newer-minor");
     struct ppw_run *run = LOAD_OK();
-    CHECK(run && run->file.minor == 7 && run->threads[0].timer_count == 3);
+    CHECK(run && run->file.minor == PPW_RUN_MINOR + 1 && run->threads[0].timer_count == 3);
     ppw_run_free(run);
     /* The same kinds in files of this reader's version are damage (issue
      * 18: a profile with a garbage body printed an empty table). */
@@ -971,7 +972,7 @@ static void test_newer_minor_and_unknown_kinds(void)
     };
     for (size_t i = 0; i < 4; i++) {
         for (size_t k = 0; k < 4; k++)
-            rf_header(all[k])->minor = k == i ? PPW_RUN_MINOR : 7;
+            rf_header(all[k])->minor = k == i ? PPW_RUN_MINOR : PPW_RUN_MINOR + 1;
         write_run(&sr, "current-minor");
         EXPECT_LOAD_ERROR(PPW_ECORRUPT, current[i].needle);
     }

@@ -284,6 +284,7 @@ static void json_thread(struct dump *d, const struct ppw_run_thread *t)
     fputs("},\"dropped\":{", out);
     for (unsigned r = 0; r < PPW_DROP_REASONS; r++)
         fprintf(out, "%s\"%s\":%" PRIu64, r ? "," : "", ppw_run_drop_name(r), t->dropped[r]);
+    fprintf(out, ",\"ring_full\":%" PRIu64, t->ring_full);
     fprintf(out,
             "},\"handler_ns\":%" PRIu64
             ",\"stacks\":%zu,\"samples\":%zu,\"trace_events\":%zu,\"omp_events\":%zu,"
@@ -512,7 +513,7 @@ static void text_thread(struct dump *d, const struct ppw_run_thread *t)
             file_state(&t->events_file), file_state(&t->profile_file));
     for (unsigned r = 0; r < PPW_DROP_REASONS; r++)
         fprintf(out, " %s=%" PRIu64, ppw_run_drop_name(r), t->dropped[r]);
-    fprintf(out, " handler_ns=%" PRIu64, t->handler_ns);
+    fprintf(out, " ring_full=%" PRIu64 " handler_ns=%" PRIu64, t->ring_full, t->handler_ns);
     fprintf(out,
             "\n  stacks=%zu samples=%zu trace_events=%zu omp_events=%zu timers=%zu throttles=%zu\n",
             t->stack_count, t->sample_count, t->trace_count, t->omp_event_count, t->timer_count,

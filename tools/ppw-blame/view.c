@@ -681,7 +681,9 @@ static const char *loss_cause_text(unsigned bit, const struct view_loss *l)
     case PPW_LOSS_NO_FILE: return "its samples file could not be created (dump --what run: notes)";
     case PPW_LOSS_NOT_ARMED: return "its sampler could not start (dump --what run: notes)";
     case PPW_LOSS_DISK_FULL: return "its samples file could not grow (disk full or file size limit)";
-    case PPW_LOSS_DROPPED: return "samples dropped by the sampler (thread not ready, stack walk failed)";
+    case PPW_LOSS_DROPPED:
+        return "samples dropped by the sampler (thread not ready, stack walk failed, ring buffer"
+               " full)";
     case PPW_LOSS_SIGNAL_BLOCKED: return "the thread blocked the sampling signal";
     case PPW_LOSS_SIGNAL_IGNORED: return "the program ignored the sampling signal";
     case PPW_LOSS_SIGNAL_TAKEN: return "the program installed its own handler for the sampling signal";

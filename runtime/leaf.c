@@ -1,0 +1,292 @@
+/* The ring sampler's leaf repair (see leaf.h).
+ *
+ * libunwind's remote mode over an address space of our own: registers come
+ * from the sample, stack words from the kernel's copy of the stack, and
+ * the call-frame information from the module's .eh_frame_hdr binary search
+ * table, found with dl_iterate_phdr as libunwind's local mode finds it
+ * (perf's DWARF unwinder does the same).  Memory reads are confined to the
+ * copy and to the readable segments of modules looked up in this unwind:
+ * the live stack has moved on since the sample, and a wrong address must
+ * not fault in a signal handler. */
+#include "leaf.h"
+
+#include <libunwind.h>
+#include <link.h>
+#include <string.h>
+
+#include "unwind.h"
+
+/* Exported by libunwind's generic library, declared by none of its headers
+ * (perf declares it the same way). */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+                                               unw_dyn_info_t *di, unw_proc_info_t *pi,
+                                               int need_unwind_info, void *arg);
+
+#define LEAF_STEPS 12   /* frames unwound at most before the kernel's chain must take over */
+#define LEAF_RANGES 32  /* readable segments of the modules looked up in one unwind */
+
+struct range {
+    uint64_t lo, hi;
+};
+
+struct leaf_arg {
+    const struct ppw_leaf_sample *sample;
+    struct range ranges[LEAF_RANGES];
+    int nranges;
+};
+
+static unw_addr_space_t space;
+static void (*local_put_unwind_info)(unw_addr_space_t, unw_proc_info_t *, void *);
+
+struct module_search {
+    uint64_t ip;
+    int found;
+    uint64_t lo, hi, eh_frame_hdr;
+    struct leaf_arg *arg;
+};
+
+PPW_SIGSAFE static int find_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct module_search *m = data;
+    int inside = 0;
+    uint64_t lo = UINT64_MAX, hi = 0, hdr = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uint64_t start = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD) {
+            if (m->ip >= start && m->ip < start + ph->p_memsz)
+                inside = 1;
+            lo = start < lo ? start : lo;
+            hi = start + ph->p_memsz > hi ? start + ph->p_memsz : hi;
+        } else if (ph->p_type == PT_GNU_EH_FRAME) {
+            hdr = start;
+        }
+    }
+    if (!inside)
+        return 0;
+    m->found = 1;
+    m->lo = lo;
+    m->hi = hi;
+    m->eh_frame_hdr = hdr;
+    /* Its readable segments, for access_mem (the gaps between segments
+     * may be mapped without access). */
+    struct leaf_arg *arg = m->arg;
+    for (int i = 0; i < info->dlpi_phnum && arg->nranges < LEAF_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R)) {
+            uint64_t start = info->dlpi_addr + ph->p_vaddr;
+            arg->ranges[arg->nranges++] = (struct range){start, start + ph->p_filesz};
+        }
+    }
+    return 1;
+}
+
+PPW_SIGSAFE static int readable(const struct leaf_arg *arg, uint64_t addr, uint64_t len)
+{
+    for (int i = 0; i < arg->nranges; i++)
+        if (addr >= arg->ranges[i].lo && addr + len <= arg->ranges[i].hi && addr + len > addr)
+            return 1;
+    return 0;
+}
+
+PPW_SIGSAFE static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+                                      int need_unwind_info, void *argp)
+{
+    struct leaf_arg *arg = argp;
+    struct module_search m = {.ip = ip, .arg = arg};
+    dl_iterate_phdr(find_module, &m);
+    if (!m.found || !m.eh_frame_hdr || !readable(arg, m.eh_frame_hdr, 12))
+        return -UNW_ENOINFO;
+    /* .eh_frame_hdr: version 1, then the encodings of eh_frame_ptr, of
+     * fde_count and of the table; the table's entries are pairs of 4-byte
+     * offsets from the header (DW_EH_PE_datarel | sdata4), which is what
+     * libunwind's table search reads. */
+    const uint8_t *hdr = (const uint8_t *)(uintptr_t)m.eh_frame_hdr;
+    enum { UDATA4 = 0x03, SDATA4 = 0x0b, UDATA8 = 0x04, SDATA8 = 0x0c, DATAREL_SDATA4 = 0x3b };
+    uint8_t ptr_format = hdr[1] & 0x0f;
+    uint64_t ptr_size = ptr_format == UDATA4 || ptr_format == SDATA4   ? 4
+                        : ptr_format == UDATA8 || ptr_format == SDATA8 ? 8
+                                                                       : 0;
+    if (hdr[0] != 1 || ptr_size == 0 || hdr[2] != UDATA4 || hdr[3] != DATAREL_SDATA4)
+        return -UNW_ENOINFO;
+    uint32_t fde_count;
+    memcpy(&fde_count, hdr + 4 + ptr_size, sizeof fde_count);
+    uint64_t table = m.eh_frame_hdr + 4 + ptr_size + 4;
+    if (!readable(arg, table, (uint64_t)fde_count * 8))
+        return -UNW_ENOINFO;
+    unw_dyn_info_t di;
+    memset(&di, 0, sizeof di);
+    di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    di.start_ip = m.lo;
+    di.end_ip = m.hi;
+    di.u.rti.segbase = m.eh_frame_hdr;
+    di.u.rti.table_data = table;
+    di.u.rti.table_len = (uint64_t)fde_count * 8 / sizeof(unw_word_t);
+    return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+PPW_SIGSAFE static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+    if (local_put_unwind_info)
+        local_put_unwind_info(as, pi, arg);
+}
+
+PPW_SIGSAFE static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
+{
+    (void)as;
+    (void)addr;
+    (void)arg;
+    return -UNW_ENOINFO;
+}
+
+PPW_SIGSAFE static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *value,
+                                  int write, void *argp)
+{
+    (void)as;
+    const struct leaf_arg *arg = argp;
+    const struct ppw_leaf_sample *s = arg->sample;
+    if (write)
+        return -UNW_EINVAL;
+    if (addr >= s->sp && addr - s->sp + sizeof *value <= s->stack_size) {
+        memcpy(value, s->stack + (addr - s->sp), sizeof *value);
+        return 0;
+    }
+    if (readable(arg, addr, sizeof *value)) {
+        memcpy(value, (const void *)(uintptr_t)addr, sizeof *value);
+        return 0;
+    }
+    return -UNW_EINVAL;
+}
+
+PPW_SIGSAFE static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *value,
+                                  int write, void *argp)
+{
+    (void)as;
+    const struct ppw_leaf_sample *s = ((const struct leaf_arg *)argp)->sample;
+    if (write)
+        return -UNW_EINVAL;
+    switch (reg) {
+    case UNW_X86_64_RIP: *value = s->ip; return 0;
+    case UNW_X86_64_RSP: *value = s->sp; return 0;
+    case UNW_X86_64_RBP: *value = s->bp; return 0;
+    default: return -UNW_EBADREG; /* not in the sample */
+    }
+}
+
+PPW_SIGSAFE static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg, unw_fpreg_t *value,
+                                    int write, void *arg)
+{
+    (void)as;
+    (void)reg;
+    (void)value;
+    (void)write;
+    (void)arg;
+    return -UNW_EBADREG;
+}
+
+PPW_SIGSAFE static int resume(unw_addr_space_t as, unw_cursor_t *cursor, void *arg)
+{
+    (void)as;
+    (void)cursor;
+    (void)arg;
+    return -UNW_EINVAL;
+}
+
+PPW_SIGSAFE static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf, size_t len,
+                                     unw_word_t *offset, void *arg)
+{
+    (void)as;
+    (void)addr;
+    (void)buf;
+    (void)len;
+    (void)offset;
+    (void)arg;
+    return -UNW_ENOINFO;
+}
+
+void ppw_leaf_init(void)
+{
+    if (space)
+        return;
+    unw_accessors_t *local = unw_get_accessors(unw_local_addr_space);
+    local_put_unwind_info = local ? local->put_unwind_info : NULL;
+    unw_accessors_t acc = {
+        .find_proc_info = find_proc_info,
+        .put_unwind_info = put_unwind_info,
+        .get_dyn_info_list_addr = get_dyn_info_list_addr,
+        .access_mem = access_mem,
+        .access_reg = access_reg,
+        .access_fpreg = access_fpreg,
+        .resume = resume,
+        .get_proc_name = get_proc_name,
+    };
+    unw_addr_space_t as = unw_create_addr_space(&acc, 0);
+    if (!as)
+        return;
+    /* Per-thread caches of each address's unwind rule, as for the
+     * handler's walk (unwind.c): no lock shared between threads. */
+    unw_set_caching_policy(as, UNW_CACHE_PER_THREAD);
+    space = as;
+}
+
+int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain, uint32_t n,
+                    uint64_t *out, uint32_t cap)
+{
+    if (!space)
+        return -1;
+    if (n > cap)
+        n = cap;
+    struct leaf_arg arg = {.sample = sample};
+    uint64_t unwound[LEAF_STEPS + 1];
+    uint32_t k = 0;
+    unwound[k++] = sample->ip;
+    /* Where the kernel read chain[j]: at fp + 8, fp following the saved
+     * frame pointers from the sample's BP, as far as the copy shows them.
+     * A return address alone does not place a frame: in a recursion the
+     * same one repeats at every depth. */
+    uint64_t kernel_slot[LEAF_STEPS + 2] = {0};
+    uint64_t fp = sample->bp;
+    for (uint32_t j = 1; j < LEAF_STEPS + 2 && j < n; j++) {
+        kernel_slot[j] = fp + 8;
+        if (fp < sample->sp || fp - sample->sp + 8 > sample->stack_size)
+            break;
+        memcpy(&fp, sample->stack + (fp - sample->sp), sizeof fp);
+    }
+    unw_cursor_t cursor;
+    uint32_t *slot = ppw_unwind_enter();
+    int step = 0;
+    if (n > 0 && sample->stack_size > 0 && unw_init_remote(&cursor, space, &arg) == 0) {
+        while (k <= LEAF_STEPS && (step = unw_step(&cursor)) > 0) {
+            unw_word_t ip, cfa;
+            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0 ||
+                unw_get_reg(&cursor, UNW_REG_SP, &cfa) < 0)
+                break;
+            /* The return address just unwound, frame k, was read at
+             * cfa - 8.  The kernel's chain skips frames, never adds one:
+             * frame k can only be its j <= k. */
+            for (uint32_t j = 1; j <= k && j < n; j++) {
+                if (chain[j] != ip || (kernel_slot[j] && kernel_slot[j] != cfa - 8))
+                    continue;
+                /* The kernel's chain takes over at j. */
+                ppw_unwind_leave(slot);
+                uint32_t m = 0;
+                for (uint32_t i = 0; i < k && m < cap; i++)
+                    out[m++] = unwound[i];
+                for (uint32_t i = j; i < n && m < cap; i++)
+                    out[m++] = chain[i];
+                return (int)m;
+            }
+            unwound[k++] = ip;
+        }
+    }
+    ppw_unwind_leave(slot);
+    if (k > n && k <= cap && step == 0) {
+        /* The frame pointers ended at once (code without them all the way
+         * down), and the unwind reached the outermost frame. */
+        memcpy(out, unwound, k * sizeof *out);
+        return (int)k;
+    }
+    memcpy(out, chain, n * sizeof *out);
+    return (int)n;
+}
