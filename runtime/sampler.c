@@ -74,6 +74,8 @@ struct ppw_stack_table {
     struct ppw_ring ring;
     uint32_t ring_busy;     /* a reader holds the ring, and with it this table */
     uint64_t ring_count;    /* the task clock at the ring's previous sample */
+    uint64_t read_count;    /* the task clock and the thread's CPU clock at the previous */
+    uint64_t read_cpu_ns;   /* reading of the ring (ring_drain) */
     struct stack_slot slots[STACK_SLOTS];
 };
 
@@ -392,7 +394,8 @@ PPW_SIGSAFE static int parse_ring_sample(const struct perf_event_header *h, stru
 
 struct ring_reader {
     struct ppw_thread *t;
-    int repair; /* the reading thread may unwind (leaf.h): not inside the dynamic linker */
+    int repair;   /* the reading thread may unwind (leaf.h): not inside the dynamic linker */
+    double scale; /* CPU time per task-clock ns since the previous reading */
 };
 
 /* A record from the thread's ring, on the thread that reads it. */
@@ -416,7 +419,7 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
         return;
     }
     struct ppw_stack_table *table = t->stacks;
-    uint64_t weight = s.count - table->ring_count;
+    uint64_t weight = (uint64_t)((double)(s.count - table->ring_count) * reader->scale + 0.5);
     table->ring_count = s.count;
     if (!t->measuring) {
         drop(t, PPW_DROP_PAUSED);
@@ -476,8 +479,27 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
      * may not run either. */
     struct ppw_thread *self = ppw_thread_self();
     struct ring_reader reader = {
-        t, !in_symbol_lookup() && !ppw_in_dlclose &&
-               !(self && ppw_modules_walk_may_block(self->tid))};
+        t, !in_symbol_lookup() && !ppw_in_dlclose && !(self && ppw_modules_walk_may_block(self->tid)),
+        1.0};
+    /* Weights in the thread's CPU time, as the signal sampler's: the task
+     * clock falls behind it in a thread that switches often (a third of
+     * it in runtime.eintr's sleeper, about 3 us a switch here), so each
+     * reading scales the task clock to the CPU time that passed since the
+     * previous one. */
+    uint64_t count_now;
+    struct timespec cpu;
+    if (read(t->perf_fd, &count_now, sizeof count_now) == (ssize_t)sizeof count_now &&
+        clock_gettime(ppw_thread_cpu_clock(t->tid), &cpu) == 0) {
+        uint64_t cpu_now = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
+        if (count_now > table->read_count && cpu_now > table->read_cpu_ns) {
+            double scale = (double)(cpu_now - table->read_cpu_ns) /
+                           (double)(count_now - table->read_count);
+            /* Preemption can also run the task clock ahead (check_run.sh) */
+            reader.scale = scale < 0.5 ? 0.5 : scale > 4 ? 4 : scale;
+        }
+        table->read_count = count_now;
+        table->read_cpu_ns = cpu_now;
+    }
     ppw_ring_read(&table->ring, RING_READ_LIMIT, on_ring_record, &reader);
     t->samples.header->handler_ns += ppw_now_ns() - start_ns;
     __atomic_store_n(&table->ring_busy, 0, __ATOMIC_RELEASE);
@@ -963,6 +985,8 @@ static int arm_ring(struct ppw_thread *t)
         t->perf_ino = (uint64_t)st.st_ino;
     }
     table->ring_count = 0;
+    table->read_count = 0;
+    table->read_cpu_ns = t->armed_cpu_ns;
     if ((rc = arm_timer(t)) != 0) {
         ppw_fd_close(&t->perf_fd);
         ppw_fd_release(&t->perf_fd);

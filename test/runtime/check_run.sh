@@ -958,6 +958,22 @@ case_ring() {
     share "worker samples in exp keep smooth and the region, and reach main" \
         ".thread != 0 and ($fn | any(test(\"exp\")))" \
         "($fn | index(\"smooth\") != null) and ($fn | index(\"main.omp_outlined\") != null) and .reaches_main"
+    # Weights are the thread's CPU time, as with signals.  The task clock
+    # falls behind it in a thread that sleeps and wakes all the time: the
+    # sleeper of eintr.c (nanosleep in a loop) counted 266 of its 399 ms
+    # here, 0.67.  Each reading of the ring scales its samples to the CPU
+    # time that passed since the one before: 313 of 315 ms.  Asks for 0.85
+    # of the CPU time after the start-up s0, less two periods of tail.
+    "$build/bin/ppw-cc" -O2 -g "$programs/eintr.c" -o eintr -lpthread ||
+        { fail "cannot build eintr with ppw-cc"; return; }
+    PPW_SAMPLER=ring run_ppw e ./eintr
+    dump e all || return
+    measure_s0
+    check "the sleeper's weights add up to its CPU time" \
+        '.run.metric.period as $p | [.threads[] | select(.start_function == "sleeper")] as $s
+         | ($s | length) == 1 and ([.samples[] | select(.thread == $s[0].index) | .weight] | add) as $w
+         | $w >= 0.85 * ($s[0].cpu_ns - $s0) - 2 * $p and $w <= $s[0].cpu_ns + $p' e.all.json \
+        --argjson s0 "$s0"
     # Not built by ppw's pass: no mark, so no ring, but signals, and why.
     build cpu_spin
     PPW_SAMPLER=ring run_ppw s ./cpu_spin 0.2
