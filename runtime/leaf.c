@@ -19,11 +19,11 @@
 /* Exported by libunwind's generic library, declared by none of its headers
  * (perf declares it the same way). */
 extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
-                                               unw_dyn_info_t *di, unw_proc_info_t *pi,
-                                               int need_unwind_info, void *arg);
+                                              unw_dyn_info_t *di, unw_proc_info_t *pi,
+                                              int need_unwind_info, void *arg);
 
-#define LEAF_STEPS 12   /* frames unwound at most before the kernel's chain must take over */
-#define LEAF_RANGES 32  /* readable segments of the modules looked up in one unwind */
+#define LEAF_STEPS 12  /* frames unwound at most before the kernel's chain must take over */
+#define LEAF_RANGES 32 /* readable segments of the modules looked up in one unwind */
 
 struct range {
     uint64_t lo, hi;
@@ -36,7 +36,6 @@ struct leaf_arg {
 };
 
 static unw_addr_space_t space;
-static void (*local_put_unwind_info)(unw_addr_space_t, unw_proc_info_t *, void *);
 
 struct module_search {
     uint64_t ip;
@@ -126,10 +125,13 @@ PPW_SIGSAFE static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_pr
     return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
 }
 
+/* Nothing to give back: libunwind frees the unwind info it allocated for
+ * a table entry itself (its format is UNW_INFO_FORMAT_TABLE). */
 PPW_SIGSAFE static void put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
 {
-    if (local_put_unwind_info)
-        local_put_unwind_info(as, pi, arg);
+    (void)as;
+    (void)pi;
+    (void)arg;
 }
 
 PPW_SIGSAFE static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *addr, void *arg)
@@ -209,8 +211,6 @@ void ppw_leaf_init(void)
 {
     if (space)
         return;
-    unw_accessors_t *local = unw_get_accessors(unw_local_addr_space);
-    local_put_unwind_info = local ? local->put_unwind_info : NULL;
     unw_accessors_t acc = {
         .find_proc_info = find_proc_info,
         .put_unwind_info = put_unwind_info,

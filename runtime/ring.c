@@ -50,8 +50,7 @@ PPW_SIGSAFE int ppw_ring_pending(const struct ppw_ring *ring)
                              __atomic_load_n(&ring->page->data_tail, __ATOMIC_RELAXED);
 }
 
-PPW_SIGSAFE uint32_t ppw_ring_read(struct ppw_ring *ring, uint32_t limit, ppw_ring_fn fn,
-                                   void *arg)
+PPW_SIGSAFE uint32_t ppw_ring_read(struct ppw_ring *ring, uint32_t limit, ppw_ring_fn fn, void *arg)
 {
     if (!ring->page)
         return 0;

@@ -88,7 +88,8 @@ struct ppw_stack_table {
 #define RING_DRAIN_PERIODS 16   /* periods of CPU time between two timer drains */
 #define RING_STACK_BYTES 512    /* user stack copied with each sample (the leaf's frame) */
 #define RING_READ_LIMIT 4096    /* records per drain, at most */
-#define RING_REGS ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
+#define RING_REGS                                                                                  \
+    ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
 
 static enum ppw_metric_source source;
 static int ring_mode;            /* PPW_SAMPLER=ring took: threads try a ring first */
@@ -475,12 +476,16 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
     if (__atomic_exchange_n(&table->ring_busy, 1, __ATOMIC_ACQUIRE))
         return;
     uint64_t start_ns = ppw_now_ns();
+    /* Signals blocked once for the whole reading, rather than by libunwind
+     * around each of its locks (ppw_signals_block_all). */
+    sigset_t saved;
+    ppw_signals_block_all(&saved);
     /* The repair calls dl_iterate_phdr: not where the record_sample walk
      * may not run either. */
     struct ppw_thread *self = ppw_thread_self();
-    struct ring_reader reader = {
-        t, !in_symbol_lookup() && !ppw_in_dlclose && !(self && ppw_modules_walk_may_block(self->tid)),
-        1.0};
+    int may_unwind = !in_symbol_lookup() && !ppw_in_dlclose &&
+                     !(self && ppw_modules_walk_may_block(self->tid));
+    struct ring_reader reader = {t, may_unwind, 1.0};
     /* Weights in the thread's CPU time, as the signal sampler's: the task
      * clock falls behind it in a thread that switches often (a third of
      * it in runtime.eintr's sleeper, about 3 us a switch here), so each
@@ -501,6 +506,7 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
         table->read_cpu_ns = cpu_now;
     }
     ppw_ring_read(&table->ring, RING_READ_LIMIT, on_ring_record, &reader);
+    ppw_signals_restore(&saved);
     t->samples.header->handler_ns += ppw_now_ns() - start_ns;
     __atomic_store_n(&table->ring_busy, 0, __ATOMIC_RELEASE);
 }

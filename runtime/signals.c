@@ -32,6 +32,10 @@ static PPW_TLS int program_blocked;
  * duration): masks pass through untouched. */
 static PPW_TLS int in_handler;
 
+/* Every signal is blocked by ppw_signals_block_all: masks asked for meanwhile
+ * (libunwind's, around each of its locks) would change nothing. */
+static PPW_TLS int all_blocked;
+
 PPW_SIGSAFE void ppw_signals_handler_enter(void)
 {
     in_handler++;
@@ -55,6 +59,29 @@ int ppw_signals_real_sigaction(int sig, const struct sigaction *act, struct siga
     if (!real_sigaction)
         ppw_signals_init();
     return real_sigaction(sig, act, old);
+}
+
+PPW_SIGSAFE void ppw_signals_block_all(sigset_t *saved)
+{
+    sigset_t all;
+    sigfillset(&all);
+    ppw_signals_real_mask(SIG_BLOCK, &all, saved);
+    all_blocked = 1;
+}
+
+PPW_SIGSAFE void ppw_signals_restore(const sigset_t *saved)
+{
+    all_blocked = 0;
+    ppw_signals_real_mask(SIG_SETMASK, saved, NULL);
+}
+
+/* Under ppw_signals_block_all: no system call, and the mask read back is
+ * the one in force, every signal. */
+PPW_SIGSAFE static int unchanged_mask(sigset_t *old)
+{
+    if (old)
+        sigfillset(old);
+    return 0;
 }
 
 PPW_SIGSAFE int ppw_signals_real_mask(int how, const sigset_t *set, sigset_t *old)
@@ -192,6 +219,8 @@ PPW_SIGSAFE static void program_view(sigset_t *old, int blocked_before, int samp
 
 PPW_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
+    if (all_blocked)
+        return unchanged_mask(old);
     if (in_handler)
         return ppw_signals_real_mask(how, set, old);
     int sampling = ppw_sampler_signal(), before = program_blocked;
@@ -206,6 +235,8 @@ PPW_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 
 PPW_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
+    if (all_blocked)
+        return unchanged_mask(old);
     int sampling = in_handler ? 0 : ppw_sampler_signal(), before = program_blocked;
     sigset_t copy;
     const sigset_t *k = kernel_mask(how, set, &copy, sampling);

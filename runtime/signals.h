@@ -27,6 +27,14 @@ void ppw_signals_init(void);
 int ppw_signals_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 PPW_SIGSAFE int ppw_signals_real_mask(int how, const sigset_t *set, sigset_t *old);
 
+/* Blocks every signal in the calling thread, the previous mask into
+ * *saved, until ppw_signals_restore(saved).  Meanwhile the interposed
+ * sigprocmask and pthread_sigmask make no system call: the ring sampler's
+ * leaf repair runs libunwind, which masks and restores signals around each
+ * of its locks, four times a sample (sampler.c). */
+PPW_SIGSAFE void ppw_signals_block_all(sigset_t *saved);
+PPW_SIGSAFE void ppw_signals_restore(const sigset_t *saved);
+
 /* A real-time signal whose disposition is SIG_DFL, other than `avoid`,
  * starting the search at `first`; 0 when none is free. */
 int ppw_signals_free_rt(int first, int avoid);

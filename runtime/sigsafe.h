@@ -2,9 +2,11 @@
  *
  * Functions marked PPW_SIGSAFE may run inside the sampling signal handler.
  * They may call only other PPW_SIGSAFE functions, atomics, and this
- * allowlist: write, clock_gettime, ioctl/fcntl on our own descriptors,
- * timer_settime, getrlimit, fallocate/ftruncate, mmap/munmap (thin system
- * call wrappers in glibc), and libunwind's local unw_backtrace.
+ * allowlist: write, read, clock_gettime, ioctl/fcntl on our own
+ * descriptors, timer_settime, getrlimit, fallocate/ftruncate, mmap/munmap
+ * (thin system call wrappers in glibc), libunwind's local unw_backtrace,
+ * and its remote cursor over leaf.c's accessors with dl_iterate_phdr (both
+ * only where the dynamic linker's locks allow, see sampler.c).
  * Forbidden: malloc, stdio, mutexes, dlsym, lazily allocated TLS, and loops
  * without a fixed bound. */
 #ifndef PPW_RUNTIME_SIGSAFE_H
