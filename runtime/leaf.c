@@ -22,7 +22,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
                                               unw_dyn_info_t *di, unw_proc_info_t *pi,
                                               int need_unwind_info, void *arg);
 
-#define LEAF_STEPS 12  /* frames unwound at most before the kernel's chain must take over */
+#define LEAF_STEPS 48  /* frames unwound at most before the kernel's chain must take over */
 #define LEAF_RANGES 32 /* readable segments of the modules looked up in one unwind */
 
 struct range {
@@ -230,9 +230,22 @@ void ppw_leaf_init(void)
     space = as;
 }
 
-int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain, uint32_t n,
-                    uint64_t *out, uint32_t cap)
+/* out[0..cap): unwound[0..k), then chain[j..n). */
+PPW_SIGSAFE static int splice(const uint64_t *unwound, uint32_t k, const uint64_t *chain,
+                              uint32_t j, uint32_t n, uint64_t *out, uint32_t cap)
 {
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < k && m < cap; i++)
+        out[m++] = unwound[i];
+    for (uint32_t i = j; i < n && m < cap; i++)
+        out[m++] = chain[i];
+    return (int)m;
+}
+
+int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain, uint32_t n,
+                    uint64_t *out, uint32_t cap, int *truncated)
+{
+    *truncated = 0;
     if (!space)
         return -1;
     if (n > cap)
@@ -245,47 +258,68 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
      * frame pointers from the sample's BP, as far as the copy shows them.
      * A return address alone does not place a frame: in a recursion the
      * same one repeats at every depth. */
-    uint64_t kernel_slot[LEAF_STEPS + 2] = {0};
+    uint64_t kernel_slot[LEAF_STEPS + 3] = {0};
     uint64_t fp = sample->bp;
-    for (uint32_t j = 1; j < LEAF_STEPS + 2 && j < n; j++) {
+    for (uint32_t j = 1; j < LEAF_STEPS + 3 && j < n; j++) {
         kernel_slot[j] = fp + 8;
         if (fp < sample->sp || fp - sample->sp + 8 > sample->stack_size)
             break;
         memcpy(&fp, sample->stack + (fp - sample->sp), sizeof fp);
     }
+#define SAME_FRAME(j, ip, cfa)                                                                     \
+    (chain[j] == (ip) && (j >= LEAF_STEPS + 3 || !kernel_slot[j] || kernel_slot[j] == (cfa)-8))
     unw_cursor_t cursor;
     uint32_t *slot = ppw_unwind_enter();
-    int step = 0;
+    int step = 0, rejected = 0, rc = -1;
+    /* A candidate: unwound frame cand_k is the chain's cand_j, which the
+     * chain goes on from.  It stands when the next frames agree too, or
+     * when the unwind cannot go on to compare them; else the kernel's
+     * chain is wrong beyond (a frame pointer saved by a library that kept
+     * none: a callback from qsort, an MPI library's progress loop), and the
+     * unwind goes on.  Where the chain ends, the unwind goes on too: the
+     * frame pointers may have ended early. */
+    uint32_t cand_k = 0, cand_j = 0;
     if (n > 0 && sample->stack_size > 0 && unw_init_remote(&cursor, space, &arg) == 0) {
         while (k <= LEAF_STEPS && (step = unw_step(&cursor)) > 0) {
             unw_word_t ip, cfa;
             if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0 ||
-                unw_get_reg(&cursor, UNW_REG_SP, &cfa) < 0)
+                unw_get_reg(&cursor, UNW_REG_SP, &cfa) < 0) {
+                step = -1;
                 break;
-            /* The return address just unwound, frame k, was read at
-             * cfa - 8.  The kernel's chain skips frames, never adds one:
-             * frame k can only be its j <= k. */
-            for (uint32_t j = 1; j <= k && j < n; j++) {
-                if (chain[j] != ip || (kernel_slot[j] && kernel_slot[j] != cfa - 8))
-                    continue;
-                /* The kernel's chain takes over at j. */
-                ppw_unwind_leave(slot);
-                uint32_t m = 0;
-                for (uint32_t i = 0; i < k && m < cap; i++)
-                    out[m++] = unwound[i];
-                for (uint32_t i = j; i < n && m < cap; i++)
-                    out[m++] = chain[i];
-                return (int)m;
             }
+            /* The return address just unwound, frame k, was read at
+             * cfa - 8. */
+            if (cand_k) {
+                if (SAME_FRAME(cand_j + 1, ip, cfa)) {
+                    rc = splice(unwound, cand_k, chain, cand_j, n, out, cap);
+                    break;
+                }
+                rejected = 1;
+                cand_k = 0;
+            }
+            /* The kernel's chain skips frames, never adds one: frame k
+             * can only be its j <= k. */
+            for (uint32_t j = 1; j <= k && j + 1 < n; j++)
+                if (SAME_FRAME(j, ip, cfa)) {
+                    cand_k = k;
+                    cand_j = j;
+                    break;
+                }
             unwound[k++] = ip;
         }
     }
     ppw_unwind_leave(slot);
-    if (k > n && k <= cap && step == 0) {
-        /* The frame pointers ended at once (code without them all the way
-         * down), and the unwind reached the outermost frame. */
-        memcpy(out, unwound, k * sizeof *out);
-        return (int)k;
+#undef SAME_FRAME
+    if (rc >= 0)
+        return rc;
+    if (cand_k) /* the unwind could not go on to compare */
+        return splice(unwound, cand_k, chain, cand_j, n, out, cap);
+    if (k > 1 && (step == 0 || rejected || k > n)) {
+        /* The unwind reached the outermost frame, or the kernel's chain
+         * went wrong or ended within it: the unwound frames, cut where the
+         * copy or the step limit ended them. */
+        *truncated = step != 0;
+        return splice(unwound, k, chain, n, n, out, cap);
     }
     memcpy(out, chain, n * sizeof *out);
     return (int)n;

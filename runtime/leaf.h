@@ -28,13 +28,14 @@ void ppw_leaf_init(void);
  * addresses) into out[0..cap): the frames unwound from the sample up to
  * where the kernel's chain takes over, then the rest of it.  Returns the
  * repaired length; n itself, with out a copy of the chain, when the chain
- * needs no repair or the unwind cannot tell (no call-frame information,
- * the stack copy too short): the kernel's chain is then the best there is,
- * unless it is shorter than the frames unwound and the unwind reached the
- * outermost frame: then those.
+ * needs no repair or the unwind cannot tell (no call-frame information):
+ * the kernel's chain is then the best there is.  When the unwind reached
+ * the outermost frame without meeting the chain, or found the chain wrong
+ * beyond a frame they share, the frames unwound, *truncated set unless
+ * the outermost frame was reached.
  * -1 when the unwinder is not available.  The caller has checked that
  * this thread may call dl_iterate_phdr (ppw_modules_walk_may_block). */
 PPW_SIGSAFE int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
-                                uint32_t n, uint64_t *out, uint32_t cap);
+                                uint32_t n, uint64_t *out, uint32_t cap, int *truncated);
 
 #endif

@@ -84,9 +84,9 @@ struct ppw_stack_table {
  * pointers, into a per-thread ring buffer, and takes no signal; a POSIX CPU
  * timer every RING_DRAIN_PERIODS periods empties the ring on the thread
  * itself, and so does every change of the thread's spawn context. */
-#define RING_BYTES (64u << 10)  /* data bytes per thread: ~50 samples at 20 frames */
+#define RING_BYTES (256u << 10) /* data bytes per thread: ~55 samples at 20 frames */
 #define RING_DRAIN_PERIODS 16   /* periods of CPU time between two timer drains */
-#define RING_STACK_BYTES 512    /* user stack copied with each sample (the leaf's frame) */
+#define RING_STACK_BYTES 4096   /* user stack copied with each sample, for the leaf repair */
 #define RING_READ_LIMIT 4096    /* records per drain, at most */
 #define RING_REGS                                                                                  \
     ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
@@ -450,7 +450,10 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
     int repaired = -1;
     if (reader->repair && s.stack_size > 0 && s.regs[2] == chain[0]) {
         struct ppw_leaf_sample leaf = {s.regs[2], s.regs[1], s.regs[0], s.stack, s.stack_size};
-        repaired = ppw_leaf_repair(&leaf, chain, n, frames, PPW_MAX_FRAMES_LIMIT);
+        int cut = 0;
+        repaired = ppw_leaf_repair(&leaf, chain, n, frames, PPW_MAX_FRAMES_LIMIT, &cut);
+        if (cut)
+            flags |= PPW_STACK_TRUNCATED;
     }
     if (repaired < 0) {
         memcpy(frames, chain, n * sizeof *frames);

@@ -2,7 +2,8 @@
  * leaf repair (runtime.ring): the kernel follows frame pointers, which
  * skip the innermost activation of a shrink-wrapped recursion (its loop
  * runs before any push of %rbp) and every caller of a libm or libc leaf
- * built without them.
+ * built without them; and a callback from such a library, beneath which
+ * the saved frame pointer is the library's, not a frame's.
  *
  *   ring_leaf [SCALE]     SCALE 1 (default): about 0.3 s in each part */
 #include <math.h>
@@ -46,6 +47,26 @@ __attribute__((noinline)) static void shift(double *out, const double *in, int r
         memmove(out, in + (r & 7), (N - 8) * sizeof *out);
 }
 
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* glibc's qsort is a merge sort recursing about 17 deep here, calling
+ * by_value at the bottom. */
+__attribute__((noinline)) static void sort_keys(int reps)
+{
+    enum { KEYS = 100000 };
+    static double keys[KEYS];
+    for (int r = 0; r < reps; r++) {
+        for (int i = 0; i < KEYS; i++)
+            keys[i] = (double)((i * 7919L + r) % KEYS);
+        qsort(keys, KEYS, sizeof keys[0], by_value);
+    }
+    sink += keys[3];
+}
+
 int main(int argc, char **argv)
 {
     int scale = argc > 1 ? atoi(argv[1]) : 1;
@@ -54,6 +75,7 @@ int main(int argc, char **argv)
     recurse(DEPTH, 9000L * scale);
     smooth(dst, src, 8000 * scale);
     shift(dst, src, 300000 * scale);
+    sort_keys(30 * scale);
 #pragma omp parallel
     {
         double local[N];
