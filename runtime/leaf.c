@@ -71,6 +71,9 @@ PPW_SIGSAFE static int find_module(struct dl_phdr_info *info, size_t size, void 
     /* Its readable segments, for access_mem (the gaps between segments
      * may be mapped without access). */
     struct leaf_arg *arg = m->arg;
+    for (int i = 0; i < arg->nranges; i++)
+        if (arg->ranges[i].lo >= lo && arg->ranges[i].hi <= hi)
+            return 1; /* looked up before in this unwind */
     for (int i = 0; i < info->dlpi_phnum && arg->nranges < LEAF_RANGES; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_R)) {
@@ -95,7 +98,7 @@ PPW_SIGSAFE static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_pr
     struct leaf_arg *arg = argp;
     struct module_search m = {.ip = ip, .arg = arg};
     dl_iterate_phdr(find_module, &m);
-    if (!m.found || !m.eh_frame_hdr || !readable(arg, m.eh_frame_hdr, 12))
+    if (!m.found || !m.eh_frame_hdr || !readable(arg, m.eh_frame_hdr, 4))
         return -UNW_ENOINFO;
     /* .eh_frame_hdr: version 1, then the encodings of eh_frame_ptr, of
      * fde_count and of the table; the table's entries are pairs of 4-byte
@@ -107,7 +110,8 @@ PPW_SIGSAFE static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_pr
     uint64_t ptr_size = ptr_format == UDATA4 || ptr_format == SDATA4   ? 4
                         : ptr_format == UDATA8 || ptr_format == SDATA8 ? 8
                                                                        : 0;
-    if (hdr[0] != 1 || ptr_size == 0 || hdr[2] != UDATA4 || hdr[3] != DATAREL_SDATA4)
+    if (hdr[0] != 1 || ptr_size == 0 || hdr[2] != UDATA4 || hdr[3] != DATAREL_SDATA4 ||
+        !readable(arg, m.eh_frame_hdr, 4 + ptr_size + 4))
         return -UNW_ENOINFO;
     uint32_t fde_count;
     memcpy(&fde_count, hdr + 4 + ptr_size, sizeof fde_count);

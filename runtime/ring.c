@@ -44,6 +44,13 @@ void ppw_ring_unmap(struct ppw_ring *ring)
     memset(ring, 0, sizeof *ring);
 }
 
+void ppw_ring_forget(struct ppw_ring *ring)
+{
+    if (ring->scratch)
+        munmap(ring->scratch, ring->scratch_size);
+    memset(ring, 0, sizeof *ring);
+}
+
 PPW_SIGSAFE int ppw_ring_pending(const struct ppw_ring *ring)
 {
     return ring->page && __atomic_load_n(&ring->page->data_head, __ATOMIC_ACQUIRE) !=

@@ -25,6 +25,9 @@ struct ppw_ring {
  * 0, or -errno (EPERM: beyond the locked-memory limit for perf buffers). */
 int ppw_ring_map(struct ppw_ring *ring, int fd, uint64_t data_bytes, uint32_t max_record);
 void ppw_ring_unmap(struct ppw_ring *ring);
+/* In a fork()ed child: the buffer was not copied into it, so only the
+ * scratch space is unmapped; ring is left empty. */
+void ppw_ring_forget(struct ppw_ring *ring);
 
 /* Calls fn on each record the kernel wrote since the last call, in order,
  * then gives their space back.  Reads at most `limit` records, so that a

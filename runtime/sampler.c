@@ -467,6 +467,8 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
     append_sample(t, stack_id(t, frames, n, flags, s.time_ns), weight, s.time_ns);
 }
 
+static int perf_fd_is_ours(const struct ppw_thread *t);
+
 /* Empties t's ring into its samples file, on t itself or, at exit, on the
  * exiting thread (ppw_sampler_flush_other).  ring_busy makes the reader
  * alone: a drain timer's signal that lands during a drain in normal
@@ -478,6 +480,10 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
         return;
     if (__atomic_exchange_n(&table->ring_busy, 1, __ATOMIC_ACQUIRE))
         return;
+    if (!t->samples.is_open) {
+        __atomic_store_n(&table->ring_busy, 0, __ATOMIC_RELEASE);
+        return;
+    }
     uint64_t start_ns = ppw_now_ns();
     /* Signals blocked once for the whole reading, rather than by libunwind
      * around each of its locks (ppw_signals_block_all). */
@@ -496,7 +502,10 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
      * previous one. */
     uint64_t count_now;
     struct timespec cpu;
-    if (read(t->perf_fd, &count_now, sizeof count_now) == (ssize_t)sizeof count_now &&
+    /* The program may have closed the number with a raw system call and
+     * reused it: a read of its pipe would block here. */
+    if (perf_fd_is_ours(t) &&
+        read(t->perf_fd, &count_now, sizeof count_now) == (ssize_t)sizeof count_now &&
         clock_gettime(ppw_thread_cpu_clock(t->tid), &cpu) == 0) {
         uint64_t cpu_now = (uint64_t)cpu.tv_sec * 1000000000ull + (uint64_t)cpu.tv_nsec;
         if (count_now > table->read_count && cpu_now > table->read_cpu_ns) {
@@ -1146,7 +1155,14 @@ void ppw_sampler_thread_stop(struct ppw_thread *t)
 {
     if (t->stacks && t->stacks->ring.page) {
         ioctl(t->perf_fd, PERF_EVENT_IOC_DISABLE, 0);
-        ppw_sampler_flush(t);
+        /* ppw_sampler_flush_other reads rings of ready threads under the
+         * registry lock, all through: once t is not ready under it, no
+         * other thread reads t's ring or writes its samples file, and t
+         * empties the ring alone before closing them. */
+        ppw_thread_registry_lock();
+        t->ready = 0;
+        ppw_thread_registry_unlock();
+        ring_drain(t);
     }
     disarm(t);
     if (source == PPW_METRIC_PAPI_CYCLES && papi_eventset >= 0) {
@@ -1183,7 +1199,9 @@ void ppw_sampler_thread_abandon(struct ppw_thread *t)
     papi_eventset = -1;
     ppw_stream_abandon(&t->samples);
     if (t->stacks) {
-        ppw_ring_unmap(&t->stacks->ring); /* the parent's event, closed above */
+        /* The kernel does not copy a perf buffer into a child (VM_DONTCOPY):
+         * its pages may hold the child's own mappings by now. */
+        ppw_ring_forget(&t->stacks->ring);
         munmap(t->stacks, sizeof(struct ppw_stack_table));
     }
     t->stacks = NULL;

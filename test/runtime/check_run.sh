@@ -981,6 +981,22 @@ case_ring() {
          | ($s | length) == 1 and ([.samples[] | select(.thread == $s[0].index) | .weight] | add) as $w
          | $w >= 0.85 * ($s[0].cpu_ns - $s0) - 2 * $p and $w <= $s[0].cpu_ns + $p' e.all.json \
         --argjson s0 "$s0"
+    # fork() without exec: the kernel copies no perf buffer into the child,
+    # which arms rings of its own and samples its 0.2 s of work.
+    "$build/bin/ppw-cc" -O2 -g "$programs/forker.c" -o forker ||
+        { fail "cannot build forker with ppw-cc"; return; }
+    PPW_SAMPLER=ring run_ppw f ./forker
+    grep -q "child exit 3" f.out || fail "forker under the ring sampler: $(cat f.out f.err)"
+    local child
+    child=$(ls -d "$tmp"/f-fork-* 2>/dev/null | head -1)
+    if [ -z "$child" ]; then
+        fail "the fork()ed child wrote no run directory"
+    else
+        "$blame" dump "$child" --format json --what all >fc.all.json || fail "dump $child"
+        check "the fork()ed child sampled its work with a ring of its own" \
+            '(.run.metric.reason | test("ring buffer")) and
+             ([.samples[] | select(any(.stack[]; .function == "work"))] | length) >= 50' fc.all.json
+    fi
     # Not built by ppw's pass: no mark, so no ring, but signals, and why.
     build cpu_spin
     PPW_SAMPLER=ring run_ppw s ./cpu_spin 0.2
