@@ -930,6 +930,20 @@ void ppw_sampler_fini(void)
      * whose action for a real-time signal is to terminate. */
 }
 
+/* fd becomes t's perf event: kept out of the program's way
+ * (descriptors.c), with its identity, since the program may close the
+ * number and reuse it (perf_fd_is_ours). */
+static void adopt_perf_fd(struct ppw_thread *t, int fd)
+{
+    t->perf_fd = fd;
+    ppw_fd_own(&t->perf_fd, PPW_FD_PERF);
+    struct stat st;
+    if (fstat(t->perf_fd, &st) == 0) {
+        t->perf_dev = (uint64_t)st.st_dev;
+        t->perf_ino = (uint64_t)st.st_ino;
+    }
+}
+
 static int arm_perf(struct ppw_thread *t)
 {
     long fd = perf_open(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, t->period, 1);
@@ -943,13 +957,7 @@ static int arm_perf(struct ppw_thread *t)
         close((int)fd);
         return -err;
     }
-    t->perf_fd = (int)fd;
-    ppw_fd_own(&t->perf_fd, PPW_FD_PERF);
-    struct stat st;
-    if (fstat(t->perf_fd, &st) == 0) {
-        t->perf_dev = (uint64_t)st.st_dev;
-        t->perf_ino = (uint64_t)st.st_ino;
-    }
+    adopt_perf_fd(t, (int)fd);
     ioctl(t->perf_fd, PERF_EVENT_IOC_RESET, 0);
     ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
     return 0;
@@ -995,13 +1003,7 @@ static int arm_ring(struct ppw_thread *t)
         close((int)fd);
         return rc;
     }
-    t->perf_fd = (int)fd;
-    ppw_fd_own(&t->perf_fd, PPW_FD_PERF);
-    struct stat st;
-    if (fstat(t->perf_fd, &st) == 0) {
-        t->perf_dev = (uint64_t)st.st_dev;
-        t->perf_ino = (uint64_t)st.st_ino;
-    }
+    adopt_perf_fd(t, (int)fd);
     table->ring_count = 0;
     table->read_count = 0;
     table->read_cpu_ns = t->armed_cpu_ns;
