@@ -146,11 +146,27 @@ PPW_SIGSAFE static int get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *a
     return -UNW_ENOINFO;
 }
 
+/* Whether the instruction before ip pops the frame pointer: `pop %rbp`
+ * (0x5d) or `leave` (0xc9), as a frame-pointer epilogue ends. */
+PPW_SIGSAFE static int after_frame_pop(struct leaf_arg *arg, uint64_t ip)
+{
+    if (!readable(arg, ip - 1, 1)) {
+        /* libunwind's cache may have spared this unwind the module's
+         * lookup (find_proc_info), which records its segments */
+        struct module_search m = {.ip = ip - 1, .arg = arg};
+        dl_iterate_phdr(find_module, &m);
+        if (!m.found || !readable(arg, ip - 1, 1))
+            return 0;
+    }
+    uint8_t op = *(const uint8_t *)(uintptr_t)(ip - 1);
+    return op == 0x5d || op == 0xc9;
+}
+
 PPW_SIGSAFE static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *value,
                                   int write, void *argp)
 {
     (void)as;
-    const struct leaf_arg *arg = argp;
+    struct leaf_arg *arg = argp;
     const struct ppw_leaf_sample *s = arg->sample;
     if (write)
         return -UNW_EINVAL;
@@ -160,6 +176,14 @@ PPW_SIGSAFE static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word
     }
     if (readable(arg, addr, sizeof *value)) {
         memcpy(value, (const void *)(uintptr_t)addr, sizeof *value);
+        return 0;
+    }
+    if (addr == s->sp - 8 && after_frame_pop(arg, s->ip)) {
+        /* The epilogue's call-frame information still places the saved
+         * frame pointer at CFA - 16 after popping it (clang 19 emits only
+         * a new CFA there), one word below the copy: the pop loaded it
+         * from there, so it is the sampled BP. */
+        *value = s->bp;
         return 0;
     }
     return -UNW_EINVAL;

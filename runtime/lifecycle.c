@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -397,4 +398,22 @@ __attribute__((destructor(101))) static void on_unload(void)
     ppw_runfile_close();
     (void)is_fork_child;
     errno = saved;
+}
+
+/* _exit and _Exit end the process without the destructor above: the
+ * samples the ring sampler still holds are saved first (the signal
+ * sampler's are on disk already), and the run stays unfinished, as after
+ * any death the program chose not to announce.  Then the system call that
+ * glibc's _exit makes. */
+PPW_EXPORT void _exit(int status)
+{
+    if (ppw_running)
+        ppw_sampler_save_all();
+    for (;;)
+        syscall(SYS_exit_group, status);
+}
+
+PPW_EXPORT void _Exit(int status)
+{
+    _exit(status);
 }

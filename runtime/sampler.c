@@ -76,6 +76,11 @@ struct ppw_stack_table {
     uint64_t ring_count;    /* the task clock at the ring's previous sample */
     uint64_t read_count;    /* the task clock and the thread's CPU clock at the previous */
     uint64_t read_cpu_ns;   /* reading of the ring (ring_drain) */
+    /* The thread's previous reading of its own ring, on CLOCK_MONOTONIC:
+     * samples the kernel took meanwhile are of ppw's code (ring_drain). */
+    uint64_t own_begin_ns, own_end_ns;
+    uint64_t own_signal_sp; /* its signal's interrupted stack pointer; 0: not in a handler */
+    uint64_t own_weight;    /* their time, for the next sample of the program */
     struct stack_slot slots[STACK_SLOTS];
 };
 
@@ -397,7 +402,48 @@ struct ring_reader {
     struct ppw_thread *t;
     int repair;   /* the reading thread may unwind (leaf.h): not inside the dynamic linker */
     double scale; /* CPU time per task-clock ns since the previous reading */
+    int own;      /* t reads its own ring, since begin_ns */
+    uint64_t begin_ns;
+    uint64_t signal_sp; /* in the drain timer's handler: the interrupted stack pointer */
 };
+
+/* How far from a reading's clock reads the handler's entry and return may
+ * lie: the stack pointer tells them from the program (HANDLER_SLACK_NS). */
+#define HANDLER_SLACK_NS 20000u
+/* The signal frame lies this far below the interrupted stack pointer, at
+ * least (the red zone, then the saved context). */
+#define SIGNAL_FRAME_MIN 512u
+
+PPW_SIGSAFE static int below_signal_frame(uint64_t sp, uint64_t signal_sp)
+{
+    return signal_sp && sp && sp + SIGNAL_FRAME_MIN < signal_sp;
+}
+
+/* Whether the kernel took s while t was reading its own ring, this time or
+ * the time before: the handler's or callback's time, which the signal
+ * sampler cannot sample.  Such a sample's stack would name ppw's frames
+ * under the program's (or, where the frame pointers break at the signal
+ * frame, a bare call line), so its time goes to the next sample instead,
+ * as the signal sampler's handler time does, and handler_ns counts it.
+ * The clock is read a little after the handler starts and before it
+ * returns: near those reads, a sample on the stack below the signal frame
+ * is the handler's. */
+PPW_SIGSAFE static int taken_in_reading(const struct ring_reader *reader,
+                                        const struct ppw_stack_table *table,
+                                        const struct ring_sample *s)
+{
+    if (!reader->own)
+        return 0;
+    uint64_t at = s->time_ns, sp = s->regs[1];
+    if (at >= reader->begin_ns ||
+        (at + HANDLER_SLACK_NS >= reader->begin_ns && below_signal_frame(sp, reader->signal_sp)))
+        return 1;
+    if (at >= table->own_begin_ns && at <= table->own_end_ns)
+        return 1;
+    return at + HANDLER_SLACK_NS >= table->own_begin_ns &&
+           at <= table->own_end_ns + HANDLER_SLACK_NS &&
+           below_signal_frame(sp, table->own_signal_sp);
+}
 
 /* A record from the thread's ring, on the thread that reads it. */
 PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *arg)
@@ -426,6 +472,12 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
         drop(t, PPW_DROP_PAUSED);
         return;
     }
+    if (taken_in_reading(reader, table, &s)) {
+        table->own_weight += weight;
+        return;
+    }
+    weight += table->own_weight;
+    table->own_weight = 0;
     /* The chain is the interrupted PC, then return addresses, after a
      * PERF_CONTEXT_USER marker: the handler walk's layout (LEAF_PC). */
     uint64_t chain[RING_CHAIN_MAX];
@@ -472,8 +524,10 @@ static int perf_fd_is_ours(const struct ppw_thread *t);
 /* Empties t's ring into its samples file, on t itself or, at exit, on the
  * exiting thread (ppw_sampler_flush_other).  ring_busy makes the reader
  * alone: a drain timer's signal that lands during a drain in normal
- * context leaves the records to it. */
-PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
+ * context leaves the records to it.  begin_ns: when the caller entered
+ * ppw's code to read (0: now); signal_sp: in the drain timer's handler,
+ * the stack pointer it interrupted (else 0). */
+PPW_SIGSAFE static void ring_drain(struct ppw_thread *t, uint64_t begin_ns, uint64_t signal_sp)
 {
     struct ppw_stack_table *table = t->stacks;
     if (!table || !ppw_ring_pending(&table->ring) || !t->samples.is_open)
@@ -494,7 +548,8 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
     struct ppw_thread *self = ppw_thread_self();
     int may_unwind = !in_symbol_lookup() && !ppw_in_dlclose &&
                      !(self && ppw_modules_walk_may_block(self->tid));
-    struct ring_reader reader = {t, may_unwind, 1.0};
+    struct ring_reader reader = {
+        t, may_unwind, 1.0, self == t, begin_ns ? begin_ns : start_ns, signal_sp};
     /* Weights in the thread's CPU time, as the signal sampler's: the task
      * clock falls behind it in a thread that switches often (a third of
      * it in runtime.eintr's sleeper, about 3 us a switch here), so each
@@ -519,7 +574,13 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t)
     }
     ppw_ring_read(&table->ring, RING_READ_LIMIT, on_ring_record, &reader);
     ppw_signals_restore(&saved);
-    t->samples.header->handler_ns += ppw_now_ns() - start_ns;
+    uint64_t end_ns = ppw_now_ns();
+    t->samples.header->handler_ns += end_ns - start_ns;
+    if (reader.own) {
+        table->own_begin_ns = reader.begin_ns;
+        table->own_end_ns = end_ns;
+        table->own_signal_sp = signal_sp;
+    }
     __atomic_store_n(&table->ring_busy, 0, __ATOMIC_RELEASE);
 }
 
@@ -531,13 +592,37 @@ void ppw_sampler_flush(struct ppw_thread *t)
      * that no sample of the context ending now is read after it ended. */
     for (int i = 0; i < 1000 && __atomic_load_n(&t->stacks->ring_busy, __ATOMIC_ACQUIRE); i++)
         sched_yield();
-    ring_drain(t);
+    ring_drain(t, 0, 0);
 }
 
 void ppw_sampler_flush_other(struct ppw_thread *t)
 {
     if (ring_mode && t->ready && t->stacks)
-        ring_drain(t);
+        ring_drain(t, 0, 0);
+}
+
+int ppw_sampler_buffers(void)
+{
+    return ring_mode;
+}
+
+PPW_SIGSAFE static void save_ring(struct ppw_thread *t, void *arg)
+{
+    (void)arg;
+    if (t->ready && t->stacks)
+        ring_drain(t, 0, 0);
+}
+
+void ppw_sampler_save_all(void)
+{
+    if (!ring_mode)
+        return;
+    /* A vfork()ed child runs on its parent's thread state, not its tid. */
+    struct ppw_thread *self = ppw_thread_self();
+    if (self && self->tid != (uint32_t)syscall(SYS_gettid))
+        return;
+    if (ppw_thread_each(save_ring, NULL) != 0 && self)
+        save_ring(self, NULL);
 }
 
 PPW_SIGSAFE static uint64_t thread_cpu_ns(void)
@@ -594,10 +679,12 @@ PPW_SIGSAFE static void on_signal(int sig, siginfo_t *info, void *uc)
          * in normal context (a spawn record), the ring waits for the
          * next drain. */
         if (t && t->ready && !t->walking) {
-            ring_drain(t);
+            /* the new period first, so the reading's interval spans it */
+            uint64_t begin_ns = ppw_now_ns();
             uint64_t next = next_period(t);
             if (next != t->period && ioctl(t->perf_fd, PERF_EVENT_IOC_PERIOD, &next) == 0)
                 t->period = next;
+            ring_drain(t, begin_ns, (uint64_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP]);
         }
     } else if (source == PPW_METRIC_POSIX_CPU_TIMER && info->si_code == SI_TIMER &&
                info->si_value.sival_ptr == &timer_cookie) {
@@ -850,6 +937,7 @@ int ppw_sampler_init(void)
     if (source == PPW_METRIC_PERF_TASK_CLOCK) {
         ring_mode = 1;
         ppw_leaf_init();
+        ppw_signals_guard_fatal();
     }
     TRY(choice != PPW_SAMPLER_TIMER, try_perf, PPW_METRIC_PERF_TASK_CLOCK)
     TRY(1, try_timer, PPW_METRIC_POSIX_CPU_TIMER)
@@ -1164,7 +1252,7 @@ void ppw_sampler_thread_stop(struct ppw_thread *t)
         ppw_thread_registry_lock();
         t->ready = 0;
         ppw_thread_registry_unlock();
-        ring_drain(t);
+        ring_drain(t, 0, 0);
     }
     disarm(t);
     if (source == PPW_METRIC_PAPI_CYCLES && papi_eventset >= 0) {

@@ -46,6 +46,16 @@ void ppw_sampler_flush(struct ppw_thread *t);
  * (ppw_thread_end_others): a thread still running keeps its samples. */
 void ppw_sampler_flush_other(struct ppw_thread *t);
 
+/* Whether samples wait in memory the process loses when it dies (the ring
+ * sampler's rings): signals.c then guards the fatal signals, and _exit
+ * saves them first (docs/runtime.md, "Samples at a fatal signal"). */
+int ppw_sampler_buffers(void);
+/* Records what every thread's ring holds, from a fatal signal's handler or
+ * _exit: the registry lock is only tried (a thread it interrupted may hold
+ * it), and without it the calling thread's ring alone is read.  Nothing
+ * in a vfork()ed child, whose rings are its parent's. */
+PPW_SIGSAFE void ppw_sampler_save_all(void);
+
 /* Median cost of recording one sample (walk, dedup, append) in ns, measured
  * on the calling thread by running the handler's body directly; 0 when
  * sampling is off. */

@@ -123,10 +123,140 @@ void ppw_signals_set_program_blocked(int blocked)
     program_blocked = blocked;
 }
 
+/* ---- fatal signals (docs/runtime.md, "Samples at a fatal signal") ----
+ *
+ * Under the ring sampler a thread's last samples wait in its ring until
+ * the thread reads it.  A signal whose default action ends the process
+ * would lose them, so while the program leaves such a signal at SIG_DFL,
+ * ppw's handler stands in: it saves every ring, restores SIG_DFL and lets
+ * the signal act as it would have (a fault re-executes the faulting
+ * instruction; any other signal is raised again, pending until the handler
+ * returns).  The program reads back SIG_DFL; when it sets a disposition of
+ * its own, that one is installed as it asked, and ppw steps aside.
+ * SIGTRAP and SIGSYS are left alone: after them execution resumes past the
+ * instruction, so the signal could not be delivered again as it came. */
+static const int fatal_signals[] = {SIGSEGV, SIGBUS,  SIGILL,  SIGFPE,  SIGABRT,
+                                    SIGTERM, SIGINT,  SIGHUP,  SIGQUIT, SIGPIPE,
+                                    SIGALRM, SIGXCPU, SIGXFSZ, SIGUSR1, SIGUSR2};
+#define FATAL_MAX 32 /* above every signal number in fatal_signals */
+
+/* guarded[sig]: ppw's handler is installed for sig, and fatal_shadow[sig]
+ * is what the program reads back (its SIG_DFL).  Changed under `lock` with
+ * every signal blocked, so that a handler of the program's calling
+ * sigaction on the same thread cannot wait for it. */
+static volatile sig_atomic_t guarded[FATAL_MAX];
+static struct sigaction fatal_shadow[FATAL_MAX];
+
+static int is_fatal(int sig)
+{
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        if (fatal_signals[i] == sig)
+            return 1;
+    return 0;
+}
+
+static int is_default(const struct sigaction *act)
+{
+    return !(act->sa_flags & SA_SIGINFO) && act->sa_handler == SIG_DFL;
+}
+
+/* Whether the signal recurs by itself once SIG_DFL is back: a fault the
+ * interrupted instruction raises again when it re-executes. */
+PPW_SIGSAFE static int recurs(int sig, const siginfo_t *info)
+{
+    return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE) && info &&
+           info->si_code > 0;
+}
+
+PPW_SIGSAFE static void on_fatal(int sig, siginfo_t *info, void *uc)
+{
+    (void)uc;
+    int saved = errno;
+    ppw_signals_handler_enter();
+    ppw_sampler_save_all();
+    ppw_signals_handler_leave();
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    real_sigaction(sig, &dfl, NULL);
+    guarded[sig] = 0;
+    if (!recurs(sig, info))
+        syscall(SYS_tgkill, (pid_t)syscall(SYS_getpid), (pid_t)syscall(SYS_gettid), sig);
+    errno = saved;
+}
+
+/* Installs on_fatal for sig; *before is what the program reads back. */
+static int guard(int sig, const struct sigaction *before)
+{
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_sigaction = on_fatal;
+    act.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigfillset(&act.sa_mask); /* nothing interrupts the saving */
+    if (real_sigaction(sig, &act, NULL) != 0)
+        return -1;
+    fatal_shadow[sig] = *before;
+    guarded[sig] = 1;
+    return 0;
+}
+
+void ppw_signals_guard_fatal(void)
+{
+    if (!real_sigaction)
+        ppw_signals_init();
+    sigset_t saved;
+    ppw_signals_block_all(&saved);
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++) {
+        int sig = fatal_signals[i];
+        struct sigaction now;
+        if (!guarded[sig] && real_sigaction(sig, NULL, &now) == 0 && is_default(&now))
+            guard(sig, &now);
+    }
+    pthread_mutex_unlock(&lock);
+    ppw_signals_restore(&saved);
+}
+
+/* sigaction for a fatal signal while the guard is on. */
+static int fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    int saved_errno = errno;
+    sigset_t saved;
+    ppw_signals_block_all(&saved);
+    pthread_mutex_lock(&lock);
+    struct sigaction was;
+    int rc = 0;
+    if (guarded[sig])
+        was = fatal_shadow[sig];
+    else
+        rc = real_sigaction(sig, NULL, &was);
+    if (rc == 0 && act) {
+        if (is_default(act) && guard(sig, act) == 0) {
+            /* SIG_DFL again: ppw's handler stands in for it */
+        } else if ((rc = real_sigaction(sig, act, NULL)) == 0) {
+            guarded[sig] = 0;
+        }
+    }
+    if (rc != 0)
+        saved_errno = errno;
+    pthread_mutex_unlock(&lock);
+    ppw_signals_restore(&saved);
+    if (rc == 0 && old)
+        *old = was;
+    errno = saved_errno;
+    return rc;
+}
+
 /* ---- the interposers ---- */
 
 PPW_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+    if (sig > 0 && sig < FATAL_MAX && ppw_sampler_buffers() && is_fatal(sig)) {
+        if (!real_sigaction)
+            ppw_signals_init();
+        return fatal_sigaction(sig, act, old);
+    }
     int sampling = ppw_sampler_signal();
     if (!sampling || sig != sampling)
         return ppw_signals_real_sigaction(sig, act, old);
@@ -168,7 +298,8 @@ PPW_SIGSAFE void ppw_signals_forward(int sig, siginfo_t *info, void *uc)
 PPW_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
     int sampling = ppw_sampler_signal();
-    if (!sampling || sig != sampling) {
+    int fatal = sig > 0 && sig < FATAL_MAX && ppw_sampler_buffers() && is_fatal(sig);
+    if (!fatal && (!sampling || sig != sampling)) {
         if (!real_signal)
             ppw_signals_init();
         return real_signal(sig, handler);

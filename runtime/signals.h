@@ -48,6 +48,11 @@ void ppw_signals_took(int sig, const struct sigaction *before);
  * move to). */
 PPW_SIGSAFE void ppw_signals_forward(int sig, siginfo_t *info, void *uc);
 
+/* While the sampler buffers samples in memory (ppw_sampler_buffers): a
+ * handler that saves them stands in for each fatal signal the program
+ * leaves at SIG_DFL, unseen by the program (signals.c). */
+void ppw_signals_guard_fatal(void);
+
 /* Brackets ppw's signal handlers: mask calls made inside pass through. */
 PPW_SIGSAFE void ppw_signals_handler_enter(void);
 PPW_SIGSAFE void ppw_signals_handler_leave(void);

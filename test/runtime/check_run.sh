@@ -532,6 +532,49 @@ case_crash() {
     done
 }
 
+# Deaths under the ring sampler (docs/runtime.md, "Samples at a fatal
+# signal"): a thread's last samples wait in its ring, up to 16 periods, so
+# ppw's handler stands in for each fatal signal left at SIG_DFL and saves
+# the rings, and so does _exit.  Then the same bounds as runtime.crash and
+# runtime.sigterm ask of the signal sampler (one record).  Without the
+# stand-ins the weights fell 5 to 16 ms short of them.  The programs, built
+# by ppw-cc (the ring sampler needs its frame pointers), still read SIG_DFL
+# and die as the plain builds do.
+case_ring_death() {
+    build crash
+    "$build/bin/ppw-cc" -O2 -g "$programs/crash.c" -o crash_ring ||
+        { fail "cannot build crash with ppw-cc"; return; }
+    "$build/bin/ppw-cc" -O2 -g "$programs/forever.c" -o forever_ring ||
+        { fail "cannot build forever with ppw-cc"; return; }
+    local how want rc
+    for how in segv abort _exit; do
+        (ulimit -c 0; exec ./crash.plain $how >plain.out 2>/dev/null)
+        want=$?
+        (ulimit -c 0; PPW_SAMPLER=ring PPW_OUTPUT=$tmp/r-$how exec ./crash_ring $how >r-$how.out 2>r-$how.err)
+        rc=$?
+        [ $rc = $want ] || fail "$how: status $rc with ppw, $want without"
+        cmp -s plain.out r-$how.out || fail "$how: stdout differs: $(diff plain.out r-$how.out)"
+        [ ! -s r-$how.err ] || fail "$how: ppw wrote to stderr: $(head -3 r-$how.err)"
+        dump r-$how all || continue
+        jq -e '.run.metric.reason | test("ring buffer")' r-$how.all.json >/dev/null ||
+            skip "the ring sampler is not available here: $(jq -r .run.metric.reason r-$how.all.json)"
+        check "$how: the run is marked as not finished" '.finished == false' r-$how.all.json
+        # burn() ran 0.4 s of CPU after the arming; as in runtime.crash.
+        sampled "$how: the ring's samples are saved, up to the 0.4 s burned" r-$how.all.json \
+            'period as $p | (of(0) | wsum) as $w | (2 * (of(0) | wmax) + 0.2 * $p) as $tail
+             | {ok: ($w >= 0.4e9 - $tail), n: (of(0) | length), weights_ms: ($w | ms),
+                threshold_ms: (0.4e9 - $tail | ms), from: "0.4 s - 2 intervals \($tail | ms) ms"}'
+    done
+    measure_s0
+    mv forever_ring forever
+    # (not SIGINT: a background job of a script ignores it)
+    export PPW_SAMPLER=ring
+    killed_by TERM term
+    killed_by HUP hup
+    unset PPW_SAMPLER
+    check "SIGTERM: under the ring sampler" '.run.metric.reason | test("ring buffer")' term.all.json
+}
+
 # fork() then exec, from a program whose fork()ed child is sampled until
 # it execs: of an instrumented program (crash.c, dying of abort()) and of a
 # plain one, ten times (a sampling signal pending across execve used to

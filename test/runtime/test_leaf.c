@@ -1,0 +1,178 @@
+/* The ring sampler's leaf repair (runtime/leaf.c) on samples built by hand:
+ * the registers and stack copy the kernel would give for an interrupted
+ * instruction, over functions whose call-frame information this file
+ * writes itself (x86-64 assembly below), so neither the compiler nor the
+ * machine decides what the unwinder sees.
+ *
+ * The frames, innermost first: leaf_fn, called from caller_fn at
+ * caller_site, called from grand_fn at grand_site, called from outer_fn at
+ * outer_site.  The fake stack (addresses are the array's own):
+ *
+ *   sp + 0x00  return address caller_site  (leaf_fn has popped its frame)
+ *   sp + 0x30  caller_fn's frame: saved BP = sp + 0x60, return grand_site
+ *   sp + 0x60  grand_fn's frame:  saved BP = sp + 0x90, return outer_site
+ *   sp + 0x90  outer_fn's frame:  saved BP = 0, return 0 (the end)
+ *
+ * The kernel follows BP from the sample: it reads grand_site at BP + 8,
+ * then outer_site, and so skips caller_site, the line that called the
+ * leaf.  Derivation of each expected chain is next to its check. */
+#include <stdint.h>
+#include <string.h>
+
+#include "harness.h"
+#include "leaf.h"
+#include "unwind.h"
+
+/* leaf.c marks its unwinds for the sampler's walk; nothing walks here. */
+uint32_t *ppw_unwind_enter(void)
+{
+    return NULL;
+}
+
+void ppw_unwind_leave(uint32_t *slot)
+{
+    (void)slot;
+}
+
+#if defined(__x86_64__)
+/* Each function: a frame-pointer prologue, a body, and clang 19's
+ * epilogue, which after `pop %rbp` moves the CFA to RSP + 8 and leaves the
+ * rule that BP is saved at CFA - 16 (one word below RSP by then).
+ * leaf_early is an instruction before leaf_fn's frame exists (at entry). */
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".type leaf_fn, @function\n"
+        "leaf_fn:\n"
+        ".cfi_startproc\n"
+        "leaf_entry:\n"
+        "pushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "movq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "nop\n"
+        "popq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "leaf_ret:\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size leaf_fn, .-leaf_fn\n"
+        ".p2align 4\n"
+        ".type caller_fn, @function\n"
+        "caller_fn:\n"
+        ".cfi_startproc\n"
+        "pushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "movq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "call leaf_fn\n"
+        "caller_site:\n"
+        "nop\n"
+        "popq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size caller_fn, .-caller_fn\n"
+        ".p2align 4\n"
+        ".type grand_fn, @function\n"
+        "grand_fn:\n"
+        ".cfi_startproc\n"
+        "pushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "movq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "call caller_fn\n"
+        "grand_site:\n"
+        "nop\n"
+        "popq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size grand_fn, .-grand_fn\n"
+        ".p2align 4\n"
+        ".type outer_fn, @function\n"
+        "outer_fn:\n"
+        ".cfi_startproc\n"
+        "pushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "movq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "call grand_fn\n"
+        "outer_site:\n"
+        "nop\n"
+        "popq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "ret\n"
+        ".cfi_endproc\n"
+        ".size outer_fn, .-outer_fn\n");
+
+extern const char leaf_entry[], leaf_ret[], caller_site[], grand_site[], outer_site[];
+
+#define ADDR(label) ((uint64_t)(uintptr_t)(label))
+
+static uint64_t stack_words[64];
+
+/* The fake stack above, with sp at its start; the sampled BP is caller_fn's
+ * (leaf_fn has no frame at either sampled instruction). */
+static struct ppw_leaf_sample fake_sample(uint64_t ip)
+{
+    uint64_t sp = ADDR(stack_words);
+    memset(stack_words, 0, sizeof stack_words);
+    stack_words[0] = ADDR(caller_site);
+    stack_words[6] = sp + 0x60, stack_words[7] = ADDR(grand_site);
+    stack_words[12] = sp + 0x90, stack_words[13] = ADDR(outer_site);
+    return (struct ppw_leaf_sample){ip, sp, sp + 0x30, (const uint8_t *)stack_words,
+                                    sizeof stack_words};
+}
+
+static void check_repaired(const char *what, uint64_t ip)
+{
+    struct ppw_leaf_sample s = fake_sample(ip);
+    /* What the kernel's frame-pointer walk gives: the PC, then BP + 8 and
+     * on up the saved frame pointers; caller_site is not among them. */
+    uint64_t chain[3] = {ip, ADDR(grand_site), ADDR(outer_site)};
+    uint64_t out[8] = {0};
+    int truncated = -1;
+    int n = ppw_leaf_repair(&s, chain, 3, out, 8, &truncated);
+    /* The unwind: leaf_fn's rule gives caller_site at sp and the CFA
+     * sp + 8; caller_fn's gives grand_site at its BP + 8, the slot the
+     * kernel read it from, so the chain takes over there, and outer_fn's
+     * frame agrees with it too. */
+    if (n != 4 || out[0] != ip || out[1] != ADDR(caller_site) || out[2] != ADDR(grand_site) ||
+        out[3] != ADDR(outer_site))
+        FAIL_AT("%s: repaired into %d frames: %#llx %#llx %#llx %#llx", what, n,
+                (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2],
+                (unsigned long long)out[3]);
+    CHECK_INT(truncated, 0);
+}
+
+static void test_entry(void)
+{
+    /* At leaf_fn's first instruction: CFA = sp + 8, the return address at
+     * sp, BP still caller_fn's. */
+    check_repaired("at the entry", ADDR(leaf_entry));
+}
+
+static void test_epilogue(void)
+{
+    /* At leaf_fn's ret, after `pop %rbp`: the rule still names sp - 8 for
+     * the saved BP, below the copy.  The pop loaded BP from there, so the
+     * sampled BP is its value.  Twice: libunwind caches the rule for this
+     * address after the first unwind and skips the module lookup. */
+    check_repaired("at the ret after pop %rbp", ADDR(leaf_ret));
+    check_repaired("at the ret again (cached rule)", ADDR(leaf_ret));
+}
+#endif
+
+int main(void)
+{
+#if defined(__x86_64__)
+    ppw_leaf_init();
+    RUN(test_entry);
+    RUN(test_epilogue);
+#endif
+    return harness_exit();
+}
