@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 enum ppw_sampler_choice {
-    PPW_SAMPLER_AUTO = 0, /* PAPI cycles, else perf task clock, else POSIX CPU timer */
+    PPW_SAMPLER_AUTO = 0, /* PAPI cycles, else the perf task clock into a ring buffer
+                             (programs built by the pass), else with a signal, else
+                             a POSIX CPU timer */
     PPW_SAMPLER_PAPI,
     PPW_SAMPLER_PERF,
     PPW_SAMPLER_TIMER,

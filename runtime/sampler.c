@@ -97,7 +97,7 @@ struct ppw_stack_table {
     ((1ull << PERF_REG_X86_BP) | (1ull << PERF_REG_X86_SP) | (1ull << PERF_REG_X86_IP))
 
 static enum ppw_metric_source source;
-static int ring_mode;            /* PPW_SAMPLER=ring took: threads try a ring first */
+static int ring_mode;            /* the ring sampler took: threads try a ring first */
 static uint32_t ring_max_stack;  /* the call chain's depth limit (kernel.perf_event_max_stack) */
 static uint32_t ring_fallbacks;  /* threads that could not map a ring: signal sampling */
 static uint64_t base_period;
@@ -933,7 +933,11 @@ int ppw_sampler_init(void)
                                     "%s%s", len ? "; " : "", why);                                 \
     }
     TRY(choice == PPW_SAMPLER_AUTO || choice == PPW_SAMPLER_PAPI, try_papi, PPW_METRIC_PAPI_CYCLES)
-    TRY(choice == PPW_SAMPLER_RING, try_ring, PPW_METRIC_PERF_TASK_CLOCK)
+    /* Without hardware counters, the ring sampler first: about half the
+     * signal sampler's CPU per sample (docs/runtime.md, "The ring
+     * sampler"); PPW_SAMPLER=perf keeps the signal. */
+    TRY(choice == PPW_SAMPLER_AUTO || choice == PPW_SAMPLER_RING, try_ring,
+        PPW_METRIC_PERF_TASK_CLOCK)
     if (source == PPW_METRIC_PERF_TASK_CLOCK) {
         ring_mode = 1;
         ppw_leaf_init();
