@@ -175,6 +175,19 @@ static bool has_line(const struct glue *g)
     return false;
 }
 
+/* Whether the glued stack goes down to the program's main: then a stack
+ * marked truncated lost only the C library's start-up frames beneath it
+ * (the ring sampler's leaf repair stops where the stack copy ends, before
+ * them), none of the program's context. */
+static bool reaches_main(const struct glue *g)
+{
+    for (size_t i = g->stack_count; i-- > 0;)
+        if (g->stack[i].origin == PPW_FRAME_PROGRAM && g->stack[i].function &&
+            strcmp(g->stack[i].function, "main") == 0)
+            return true;
+    return false;
+}
+
 /* Where a sample's own frames give way to its spawn chain: the frames
  * beneath its thread's start routine (start_thread, clone) are not its
  * history, and a sample on the thread that created its context (an OpenMP
@@ -229,7 +242,7 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
             chain_count = 0;
     }
     stats->samples += s->count;
-    stats->truncated += (stack->flags & PPW_STACK_TRUNCATED) ? s->count : 0;
+
     g->stack_count = 0;
     for (size_t i = 0; i < kept; i++)
         if (!push_pc(g, stack->frames, i, stack->flags))
@@ -242,6 +255,7 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
             if (!push_pc(g, g->chain[k]->frames, i, g->chain[k]->flags))
                 return PPW_ENOMEM;
     stats->without_lines += has_line(g) ? 0 : s->count;
+    stats->truncated += (stack->flags & PPW_STACK_TRUNCATED) && !reaches_main(g) ? s->count : 0;
     return ppw_stack_set_add(g->set, g->stack, g->stack_count, s->count,
                              (double)s->weight * scale, t->index, g->err);
 }

@@ -24,7 +24,8 @@ struct ppw_stack_set;
 struct ppw_glue_stats {
     uint64_t samples;       /* samples read */
     uint64_t glue_errors;   /* samples whose spawn chain broke (a tag no events file defines) */
-    uint64_t truncated;     /* samples whose stack was deeper than the walk's limit */
+    uint64_t truncated;     /* samples whose stack was cut above main (deeper than the
+                               walk's limit, or beyond the ring sampler's stack copy) */
     uint64_t without_lines; /* samples with no frame that has a source line */
 };
 

@@ -33,6 +33,10 @@ struct leaf_arg {
     const struct ppw_leaf_sample *sample;
     struct range ranges[LEAF_RANGES];
     int nranges;
+    /* The kernel's chain and where it read each return address: a stack
+     * word beyond the copy is known when it is one of those slots. */
+    const uint64_t *chain, *kernel_slot;
+    uint32_t nslots;
 };
 
 static unw_addr_space_t space;
@@ -178,6 +182,13 @@ PPW_SIGSAFE static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word
         memcpy(value, (const void *)(uintptr_t)addr, sizeof *value);
         return 0;
     }
+    for (uint32_t j = 1; j < arg->nslots; j++)
+        if (arg->kernel_slot[j] && arg->kernel_slot[j] == addr) {
+            /* beyond the copy (the frame of a function with a large
+             * stack), read by the kernel's walk */
+            *value = arg->chain[j];
+            return 0;
+        }
     if (addr == s->sp - 8 && after_frame_pop(arg, s->ip)) {
         /* The epilogue's call-frame information still places the saved
          * frame pointer at CFA - 16 after popping it (clang 19 emits only
@@ -278,7 +289,6 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
         return -1;
     if (n > cap)
         n = cap;
-    struct leaf_arg arg = {.sample = sample};
     uint64_t unwound[LEAF_STEPS + 1];
     uint32_t k = 0;
     unwound[k++] = sample->ip;
@@ -294,6 +304,9 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
             break;
         memcpy(&fp, sample->stack + (fp - sample->sp), sizeof fp);
     }
+    uint32_t nslots = n < LEAF_STEPS + 3 ? n : LEAF_STEPS + 3;
+    struct leaf_arg arg = {.sample = sample, .chain = chain, .kernel_slot = kernel_slot,
+                           .nslots = nslots};
 #define SAME_FRAME(j, ip, cfa)                                                                     \
     (chain[j] == (ip) && (j >= LEAF_STEPS + 3 || !kernel_slot[j] || kernel_slot[j] == (cfa)-8))
     unw_cursor_t cursor;

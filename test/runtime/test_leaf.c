@@ -128,9 +128,10 @@ static struct ppw_leaf_sample fake_sample(uint64_t ip)
                                     sizeof stack_words};
 }
 
-static void check_repaired(const char *what, uint64_t ip)
+static void check_repaired_within(const char *what, uint64_t ip, uint64_t copied)
 {
     struct ppw_leaf_sample s = fake_sample(ip);
+    s.stack_size = copied;
     /* What the kernel's frame-pointer walk gives: the PC, then BP + 8 and
      * on up the saved frame pointers; caller_site is not among them. */
     uint64_t chain[3] = {ip, ADDR(grand_site), ADDR(outer_site)};
@@ -147,6 +148,11 @@ static void check_repaired(const char *what, uint64_t ip)
                 (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2],
                 (unsigned long long)out[3]);
     CHECK_INT(truncated, 0);
+}
+
+static void check_repaired(const char *what, uint64_t ip)
+{
+    check_repaired_within(what, ip, sizeof stack_words);
 }
 
 static void test_entry(void)
@@ -167,12 +173,26 @@ static void test_epilogue(void)
 }
 #endif
 
+static void test_beyond_copy(void)
+{
+    /* The copy holds the return address alone, as when the caller's frame
+     * is larger than the 4 KiB copied: caller_fn's rule needs BP + 8, out
+     * of the copy, which is where the kernel read grand_site (the first
+     * slot of its walk, from the sampled BP).  Without that word the
+     * unwind stopped at caller_site, the chain stayed as the kernel gave
+     * it and caller_site was lost.  The unwind still cannot go past
+     * caller_fn (its saved BP is not known), so the chain takes over from
+     * grand_site on. */
+    check_repaired_within("with 8 bytes of stack copied", ADDR(leaf_entry), 8);
+}
+
 int main(void)
 {
 #if defined(__x86_64__)
     ppw_leaf_init();
     RUN(test_entry);
     RUN(test_epilogue);
+    RUN(test_beyond_copy);
 #endif
     return harness_exit();
 }

@@ -865,7 +865,8 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
         fprintf(out, "warning: %" PRIu64 " samples lost the end of their spawn chain\n",
                 g->glue_errors);
     if (g->truncated)
-        fprintf(out, "note: %" PRIu64 " samples had stacks deeper than the walk's limit\n",
+        fprintf(out, "note: %" PRIu64 " samples had stacks cut before main (deeper than the walk's"
+                     " limit, or than the stack the ring sampler copies)\n",
                 g->truncated);
     if (g->without_lines)
         fprintf(out, "note: %" PRIu64 " samples have no frame with a source line\n",
