@@ -38,76 +38,23 @@ void ppw_unwind_leave(uint32_t *slot)
 /* Each function: a frame-pointer prologue, a body, and clang 19's
  * epilogue, which after `pop %rbp` moves the CFA to RSP + 8 and leaves the
  * rule that BP is saved at CFA - 16 (one word below RSP by then).
- * leaf_early is an instruction before leaf_fn's frame exists (at entry). */
-__asm__(".text\n"
-        ".p2align 4\n"
-        ".type leaf_fn, @function\n"
-        "leaf_fn:\n"
-        ".cfi_startproc\n"
-        "leaf_entry:\n"
-        "pushq %rbp\n"
-        ".cfi_def_cfa_offset 16\n"
-        ".cfi_offset %rbp, -16\n"
-        "movq %rsp, %rbp\n"
-        ".cfi_def_cfa_register %rbp\n"
-        "nop\n"
-        "popq %rbp\n"
-        ".cfi_def_cfa %rsp, 8\n"
-        "leaf_ret:\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size leaf_fn, .-leaf_fn\n"
-        ".p2align 4\n"
-        ".type caller_fn, @function\n"
-        "caller_fn:\n"
-        ".cfi_startproc\n"
-        "pushq %rbp\n"
-        ".cfi_def_cfa_offset 16\n"
-        ".cfi_offset %rbp, -16\n"
-        "movq %rsp, %rbp\n"
-        ".cfi_def_cfa_register %rbp\n"
-        "call leaf_fn\n"
-        "caller_site:\n"
-        "nop\n"
-        "popq %rbp\n"
-        ".cfi_def_cfa %rsp, 8\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size caller_fn, .-caller_fn\n"
-        ".p2align 4\n"
-        ".type grand_fn, @function\n"
-        "grand_fn:\n"
-        ".cfi_startproc\n"
-        "pushq %rbp\n"
-        ".cfi_def_cfa_offset 16\n"
-        ".cfi_offset %rbp, -16\n"
-        "movq %rsp, %rbp\n"
-        ".cfi_def_cfa_register %rbp\n"
-        "call caller_fn\n"
-        "grand_site:\n"
-        "nop\n"
-        "popq %rbp\n"
-        ".cfi_def_cfa %rsp, 8\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size grand_fn, .-grand_fn\n"
-        ".p2align 4\n"
-        ".type outer_fn, @function\n"
-        "outer_fn:\n"
-        ".cfi_startproc\n"
-        "pushq %rbp\n"
-        ".cfi_def_cfa_offset 16\n"
-        ".cfi_offset %rbp, -16\n"
-        "movq %rsp, %rbp\n"
-        ".cfi_def_cfa_register %rbp\n"
-        "call grand_fn\n"
-        "outer_site:\n"
-        "nop\n"
-        "popq %rbp\n"
-        ".cfi_def_cfa %rsp, 8\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size outer_fn, .-outer_fn\n");
+ * leaf_entry is leaf_fn's first instruction, before its frame exists;
+ * leaf_ret its ret; each caller's label follows its call. */
+#define FRAME_FUNCTION(name, entry, body, before_ret)                                              \
+    ".p2align 4\n"                                                                                 \
+    ".type " name ", @function\n" name ":\n"                                                       \
+    ".cfi_startproc\n" entry "pushq %rbp\n"                                                        \
+    ".cfi_def_cfa_offset 16\n"                                                                     \
+    ".cfi_offset %rbp, -16\n"                                                                      \
+    "movq %rsp, %rbp\n"                                                                            \
+    ".cfi_def_cfa_register %rbp\n" body "popq %rbp\n"                                              \
+    ".cfi_def_cfa %rsp, 8\n" before_ret "ret\n"                                                    \
+    ".cfi_endproc\n"                                                                               \
+    ".size " name ", .-" name "\n"
+__asm__(".text\n" FRAME_FUNCTION("leaf_fn", "leaf_entry:\n", "nop\n", "leaf_ret:\n")
+            FRAME_FUNCTION("caller_fn", "", "call leaf_fn\ncaller_site:\nnop\n", "")
+                FRAME_FUNCTION("grand_fn", "", "call caller_fn\ngrand_site:\nnop\n", "")
+                    FRAME_FUNCTION("outer_fn", "", "call grand_fn\nouter_site:\nnop\n", ""));
 
 extern const char leaf_entry[], leaf_ret[], caller_site[], grand_site[], outer_site[];
 
