@@ -865,8 +865,9 @@ void view_text_title(FILE *out, const struct view_input *in, const char *view)
         fprintf(out, "warning: %" PRIu64 " samples lost the end of their spawn chain\n",
                 g->glue_errors);
     if (g->truncated)
-        fprintf(out, "note: %" PRIu64 " samples had stacks cut before main (deeper than the walk's"
-                     " limit, or than the stack the ring sampler copies)\n",
+        fprintf(out,
+                "note: %" PRIu64
+                " samples had stacks cut before main (walk depth limit, or the ring's 4 KiB copy)\n",
                 g->truncated);
     if (g->without_lines)
         fprintf(out, "note: %" PRIu64 " samples have no frame with a source line\n",
