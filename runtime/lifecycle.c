@@ -377,6 +377,11 @@ void ppw_lifecycle_ensure(void)
     errno = saved;
 }
 
+int ppw_lifecycle_off(void)
+{
+    return __atomic_load_n(&init_state, __ATOMIC_ACQUIRE) == 2 && !ppw_running;
+}
+
 __attribute__((constructor(101))) static void on_load(void)
 {
     ppw_lifecycle_ensure();

@@ -28,4 +28,9 @@ const uint8_t *ppw_build_id(uint32_t *size);
  * callable from any entry point. */
 void ppw_lifecycle_ensure(void);
 
+/* Whether libppw is off for good in this process: initialized, and not
+ * running (PPW_DISABLE=1, a start that failed, or after the process's
+ * end). */
+int ppw_lifecycle_off(void);
+
 #endif

@@ -49,6 +49,13 @@ struct ppw_thread *ppw_thread_swap_self(struct ppw_thread *t)
     return previous;
 }
 
+int stub_lifecycle_off;
+
+int ppw_lifecycle_off(void)
+{
+    return stub_lifecycle_off;
+}
+
 void ppw_lifecycle_ensure(void)
 {
     stub_ensure_calls++;

@@ -14,6 +14,8 @@ extern __thread struct ppw_thread *stub_self;
  * makes stub_ensure_sets the calling thread's state. */
 extern int stub_ensure_calls;
 extern struct ppw_thread *stub_ensure_sets;
+/* ppw_lifecycle_off()'s answer. */
+extern int stub_lifecycle_off;
 /* ppw_output_dirfd() */
 extern int stub_dirfd;
 /* ppw_now_ns(): stub_clock while stub_fake_clock (advanced by

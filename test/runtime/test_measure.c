@@ -699,6 +699,28 @@ static void test_entry_points(void)
     stub_self = saved;
 }
 
+/* libppw off for good (PPW_DISABLE=1, a failed start): an event closes
+ * its site's gate and a gated function's switch, so that their calls stay
+ * in the program's code; a thread libppw merely does not know leaves them
+ * open, since other threads are measured. */
+static void test_off_closes_gates(void)
+{
+    struct ppw_thread *saved = stub_self;
+    stub_self = NULL;
+    for (int off = 0; off <= 1; off++) {
+        stub_lifecycle_off = off;
+        struct ppw_gasp_site site = {1, 0};
+        unsigned char enable = 1;
+        gasp_event_notify(NULL, GASP_C_MALLOC | GASP_PPW_SITE, GASP_START, "t.c", 1, 0, &site,
+                          (int64_t)1, (size_t)8);
+        gasp_event_notify(NULL, GASP_C_FUNC_GATED, GASP_START, "t.c", 2, 0, "off_f", &enable);
+        CHECK_INT(site.gate, off ? 0 : 1);
+        CHECK_INT(enable, off ? 0 : 1);
+    }
+    stub_lifecycle_off = 0;
+    stub_self = saved;
+}
+
 /* The first event of a thread that started before libppw was up. */
 static void *early_thread(void *arg)
 {
@@ -1080,6 +1102,7 @@ int main(void)
     RUN(test_trace_throttled);
     RUN(test_entry_points);
     RUN(test_early_start);
+    RUN(test_off_closes_gates);
     RUN(test_user_events);
     RUN(test_profile_failure);
     RUN(test_growth);
