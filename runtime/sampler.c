@@ -419,8 +419,8 @@ PPW_SIGSAFE static int below_signal_frame(uint64_t sp, uint64_t signal_sp)
     return signal_sp && sp && sp + SIGNAL_FRAME_MIN < signal_sp;
 }
 
-/* Whether the kernel took s while t was reading its own ring, this time or
- * the time before: the handler's or callback's time, which the signal
+/* Whether the kernel took s while t was reading its own ring, this time
+ * (when t reads it) or the time before: the handler's or callback's time, which the signal
  * sampler cannot sample.  Such a sample's stack would name ppw's frames
  * under the program's (or, where the frame pointers break at the signal
  * frame, a bare call line), so its time goes to the next sample instead,
@@ -432,12 +432,12 @@ PPW_SIGSAFE static int taken_in_reading(const struct ring_reader *reader,
                                         const struct ppw_stack_table *table,
                                         const struct ring_sample *s)
 {
-    if (!reader->own)
-        return 0;
     uint64_t at = s->time_ns, sp = s->regs[1];
-    if (at >= reader->begin_ns ||
-        (at + HANDLER_SLACK_NS >= reader->begin_ns && below_signal_frame(sp, reader->signal_sp)))
+    if (reader->own &&
+        (at >= reader->begin_ns || (at + HANDLER_SLACK_NS >= reader->begin_ns &&
+                                    below_signal_frame(sp, reader->signal_sp))))
         return 1;
+    /* t's reading before, whoever reads now (at exit, another thread) */
     if (at >= table->own_begin_ns && at <= table->own_end_ns)
         return 1;
     return at + HANDLER_SLACK_NS >= table->own_begin_ns &&
