@@ -111,6 +111,18 @@ static bool symbolize(struct glue *g, uint64_t pc, bool exact, struct pc_entry *
         origin = ppw_user_stacks_module_origin(sym.module->path, sym.module->flags);
     if (sym.module && !module)
         return false;
+    if (origin == PPW_FRAME_PPW && sym.function) {
+        /* libppw's stand-in for the program's fork call is not a frame of
+         * its own; the trampoline that runs a region's body is the
+         * parallel runtime's, as libomp's frames around it. */
+        if (strcmp(sym.function, PPW_FORK_WRAPPER_FUNCTION) == 0) {
+            e->first = (uint32_t)g->pool_count;
+            e->count = 0;
+            return true;
+        }
+        if (strcmp(sym.function, PPW_FORK_BODY_FUNCTION) == 0)
+            origin = PPW_FRAME_RUNTIME;
+    }
     for (size_t i = 0; i < n; i++) {
         const char *function = source[i].function ? source[i].function : source[i].linkage;
         out[i] = (struct ppw_blame_frame){.function = ppw_stack_set_intern(g->set, function),
@@ -218,7 +230,8 @@ static bool by_ppw(struct glue *g, const struct ppw_run_sample *s, size_t kept)
     if (s->spawn_tag == 0)
         return false;
     ppw_symbols_frame(g->syms, s->stack->frames, kept, s->stack->flags, &sym);
-    return sym.module && (sym.module->flags & PPW_MODULE_PPW);
+    return sym.module && (sym.module->flags & PPW_MODULE_PPW) &&
+           !(sym.function && strcmp(sym.function, PPW_FORK_BODY_FUNCTION) == 0);
 }
 
 static int glue_sample(struct glue *g, const struct ppw_run_thread *t,

@@ -228,6 +228,14 @@ void ppw_config_load(void)
     get_number("PPW_BUFFER", 64 * 1024, 256 * 1024 * 1024, size_units,
                "a size from 64K to 256M", &window);
     ppw_config.window = (size_t)window;
+    const char *ompt = getenv("PPW_OMPT");
+    ppw_config.ompt_always = 0;
+    if (ompt && *ompt && strcmp(ompt, "auto") != 0) {
+        if (strcmp(ompt, "always") == 0)
+            ppw_config.ompt_always = 1;
+        else
+            bad("PPW_OMPT", ompt, "auto or always");
+    }
     const char *env = getenv("PPW_RECORD_ENV");
     if (env && *env && strcmp(env, "all") == 0)
         ppw_config.record_all_env = 1;

@@ -39,6 +39,8 @@ struct ppw_config {
     size_t window;                /* PPW_BUFFER: bytes mapped per stream window */
     int verbose;                  /* PPW_VERBOSE */
     int record_all_env;           /* PPW_RECORD_ENV=all: run.ppw records the whole environment */
+    int ompt_always;              /* PPW_OMPT=always: OpenMP regions through OMPT even where
+                                     libppw's __kmpc_fork_call could take them (omp_fork.h) */
 };
 
 extern struct ppw_config ppw_config;

@@ -27,6 +27,7 @@
 #include "log.h"
 #include "measure.h"
 #include "modules.h"
+#include "omp_fork.h"
 #include "ppw/run_format.h"
 #include "runfile.h"
 #include "sampler.h"
@@ -373,6 +374,7 @@ void ppw_lifecycle_ensure(void)
             ppw_thread_begin(UINT32_MAX, 0, 0);
         }
     }
+    ppw_omp_fork_decide(); /* before libomp starts: whether it needs OMPT */
     __atomic_store_n(&init_state, 2, __ATOMIC_RELEASE);
     errno = saved;
 }

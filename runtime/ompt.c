@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "lifecycle.h"
+#include "omp_fork.h"
 #include "ompt.h"
 #include "sampler.h"
 #include "sigsafe.h"
@@ -182,5 +183,8 @@ PPW_EXPORT ompt_start_tool_result_t *ompt_start_tool(unsigned int omp_version,
     ppw_lifecycle_ensure();
     if (ppw_config.disabled || !ppw_running)
         return NULL;
+    ppw_omp_fork_decide();
+    if (ppw_omp_fork_hooked())
+        return NULL; /* libppw's __kmpc_fork_call records the regions */
     return &result;
 }

@@ -62,6 +62,10 @@ struct ppw_thread {
     /* OpenMP: spawn tags of enclosing implicit/explicit tasks. */
     uint32_t tag_stack[PPW_TAG_STACK_MAX];
     unsigned tag_depth;
+    /* A team worker keeps its last region's tag after the region's body
+     * returns, through the join barrier and the wait for the next region,
+     * as OMPT's implicit task spans them (omp_fork.c). */
+    int region_lingers;
 
     struct ppw_measure_thread *measure; /* GASP profile/trace state, or NULL */
 

@@ -347,6 +347,15 @@ enum ppw_block_entry {
 #define PPW_BLOCK_KIND_SHIFT 30
 #define PPW_BLOCK_ID_MASK ((1u << PPW_BLOCK_KIND_SHIFT) - 1)
 
+/* libppw's function that a parallel region's fork runs through when
+ * libppw, not OMPT, records regions (runtime/omp_fork.c): in a stack, it
+ * stands for the program's call of __kmpc_fork_call, as libppw's
+ * pthread_create stands for the program's. */
+#define PPW_FORK_WRAPPER_FUNCTION "ppw_fork_hooked"
+/* ... and the one that runs the region's body on each team thread: a frame
+ * of the parallel runtime's, as the OpenMP runtime's own that call it. */
+#define PPW_FORK_BODY_FUNCTION "ppw_fork_body"
+
 enum ppw_spawn_kind {
     PPW_SPAWN_PTHREAD = 1,
     PPW_SPAWN_OMP_PARALLEL = 2,

@@ -360,6 +360,68 @@ case_region_paths() {
     done
 }
 
+# OpenMP regions without OMPT (programs/omp_fork.c, runtime/omp_fork.c): a
+# ppw-cc build that creates no explicit task has its regions recorded by
+# libppw's __kmpc_fork_call, and libomp gets no OMPT tool.  Both ways
+# (PPW_OMPT=auto, and always for OMPT's reference) must give the program's
+# output and exit status, and the same contexts: wide_step's region (20
+# arguments: libomp's __kmp_invoke_microtask), nested_step's, the region
+# nested in it (its parent), and main's (no argument; errno set before it
+# is printed after it).  Worker samples in a region's body must glue to the
+# function that opened it; none of libppw's functions may show in a user
+# view.  With explicit tasks, OMPT is used.
+case_omp_fork() {
+    plugin_loadable || skip "an ASan-built plugin cannot load into clang"
+    "$clang" -g -O2 -fopenmp "$programs/omp_fork.c" -o omp_fork.plain ||
+        { fail "cannot build omp_fork"; return; }
+    ppw_cc omp_fork -fopenmp
+    OMP_NUM_THREADS=2 ./omp_fork.plain >plain.out
+    local want=$? mode expect
+    for mode in auto always; do
+        expect="spawn contexts by libppw's __kmpc_fork_call, no OMPT tool"
+        [ $mode = always ] && expect="OMPT: PPW_OMPT=always"
+        OMP_NUM_THREADS=2 PPW_OMPT=$mode PPW_VERBOSE=1 run_ppw f-$mode ./omp_fork.inst
+        [ "$(cat f-$mode.rc)" = "$want" ] || fail "$mode: exit status $(cat f-$mode.rc), $want without ppw"
+        cmp -s plain.out f-$mode.out || fail "$mode: stdout differs: $(diff plain.out f-$mode.out | head -3)"
+        grep -qF "OpenMP regions: $expect" f-$mode.err ||
+            fail "$mode: stderr does not say '$expect': $(grep 'OpenMP regions' f-$mode.err)"
+        dump f-$mode all || return
+        check "$mode: four parallel contexts, named by their callers' lines" \
+            '[.spawns[] | select(.kind == "omp-parallel") | "\(.frames[0].function):\(.frames[0].source[0].line)"]
+             | sort == ["main:85", "nested_step.omp_outlined:45", "nested_step:42", "wide_step:28"]' \
+            f-$mode.all.json
+        check "$mode: the nested region's context chains to nested_step's" \
+            '[.spawns[] | select(.kind == "omp-parallel")] as $s
+             | ($s[] | select(.frames[0].function == "nested_step") | .tag) as $outer
+             | [$s[] | select(.frames[0].function == "nested_step.omp_outlined") | .parent_tag] == [$outer]' \
+            f-$mode.all.json
+        check "$mode: every worker sample reaches main" \
+            '[.samples[] | select(.thread != 0) | .reaches_main] | all' f-$mode.all.json
+        local body
+        for body in wide_step nested_step; do
+            check "$mode: worker samples in $body's region glue to $body" \
+                '[.samples[] | select(.thread != 0 and (.glued[0].function // "" | startswith($f + ".omp_outlined")))]
+                 | length > 0 and all(any(.glued[]; .function == $f))' f-$mode.all.json --arg f $body
+        done
+        local view
+        for view in report code; do
+            "$blame" $view f-$mode >view.txt 2>&1 || fail "$mode: ppw-blame $view: $(head -3 view.txt)"
+            ! grep -q "ppw_\|libppw" view.txt || fail "$mode: libppw in the $view view: $(grep "ppw_\|libppw" view.txt | head -3)"
+        done
+        # The folded stacks mark libppw's own time "[libppw]"; the fork's
+        # stand-in is the program's call, its trampoline libomp's.
+        "$blame" export f-$mode --to folded -o - >view.txt 2>&1 || fail "$mode: export: $(head -3 view.txt)"
+        ! grep -q "ppw_fork" view.txt || fail "$mode: ppw_fork in folded stacks: $(grep ppw_fork view.txt | head -3)"
+    done
+    ppw_cc omp_fork -fopenmp -DWITH_TASK
+    OMP_NUM_THREADS=2 PPW_VERBOSE=1 run_ppw t ./omp_fork.inst 2
+    grep -q "OpenMP regions: OMPT: the executable imports __kmpc_omp_task_alloc" t.err ||
+        fail "with tasks: stderr does not say OMPT for the tasks: $(grep 'OpenMP regions' t.err)"
+    OMP_NUM_THREADS=2 PPW_OMPT=sometimes run_ppw bad ./omp_fork.inst 1
+    [ "$(grep -c PPW_OMPT bad.err)" = 1 ] || fail "PPW_OMPT=sometimes: not one line naming it: $(cat bad.err)"
+    [ "$(cat bad.rc)" = 0 ] || fail "PPW_OMPT=sometimes: exit status $(cat bad.rc)"
+}
+
 # Any call site may go quiet, not only allocation sites (programs/lock_sites.c):
 # 2 threads x 200,000 lock/unlock pairs at one site, throttled after 1000
 # timed calls per thread (PPW_THROTTLE_CALLS) and then sampled 1 in 100, the
