@@ -120,7 +120,7 @@ static bool symbolize(struct glue *g, uint64_t pc, bool exact, struct pc_entry *
             e->count = 0;
             return true;
         }
-        if (strcmp(sym.function, PPW_FORK_BODY_FUNCTION) == 0)
+        if (strncmp(sym.function, PPW_FORK_BODY_FUNCTION, sizeof PPW_FORK_BODY_FUNCTION - 1) == 0)
             origin = PPW_FRAME_RUNTIME;
     }
     for (size_t i = 0; i < n; i++) {
@@ -231,12 +231,13 @@ static bool by_ppw(struct glue *g, const struct ppw_run_sample *s, size_t kept)
         return false;
     ppw_symbols_frame(g->syms, s->stack->frames, kept, s->stack->flags, &sym);
     return sym.module && (sym.module->flags & PPW_MODULE_PPW) &&
-           !(sym.function && strcmp(sym.function, PPW_FORK_BODY_FUNCTION) == 0);
+           !(sym.function &&
+             strncmp(sym.function, PPW_FORK_BODY_FUNCTION, sizeof PPW_FORK_BODY_FUNCTION - 1) == 0);
 }
 
 static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
-                       const struct ppw_run_sample *s, const struct ppw_symbol *start,
-                       double scale, struct ppw_glue_stats *stats)
+                       const struct ppw_run_sample *s, const struct ppw_symbol *start, double scale,
+                       struct ppw_glue_stats *stats)
 {
     const struct ppw_run_stack *stack = s->stack;
     size_t kept = ppw_glue_kept_frames(g->syms, s), chain_count = 0;
@@ -269,8 +270,8 @@ static int glue_sample(struct glue *g, const struct ppw_run_thread *t,
                 return PPW_ENOMEM;
     stats->without_lines += has_line(g) ? 0 : s->count;
     stats->truncated += (stack->flags & PPW_STACK_TRUNCATED) && !reaches_main(g) ? s->count : 0;
-    return ppw_stack_set_add(g->set, g->stack, g->stack_count, s->count,
-                             (double)s->weight * scale, t->index, g->err);
+    return ppw_stack_set_add(g->set, g->stack, g->stack_count, s->count, (double)s->weight * scale,
+                             t->index, g->err);
 }
 
 int ppw_glue_run(const struct ppw_run *run, struct ppw_symbols *syms, struct ppw_lines *lines,

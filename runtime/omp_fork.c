@@ -5,10 +5,13 @@
  * fork_hooked (hooked), which thus runs as if the program had called it,
  * with the program's return address and frame.  fork_hooked records the
  * spawn context there, as OMPT's parallel_begin callback would, and asks
- * libomp to run ppw_fork_body with one argument, a struct region on its
- * stack that holds the body and its arguments: libomp's fork returns only
- * after every team thread has left the body, so the struct outlives them.
- * libomp reads the arguments as void *, whatever they are, and so do we.
+ * libomp to run ppw_fork_body_args with the body, its tag and its
+ * arguments, which sets each team thread's tag and calls the body.  A body
+ * with more than PASSED_ARGS_MAX arguments goes through ppw_fork_body with
+ * one, a struct region on the forking thread's stack that holds them:
+ * libomp's fork returns only after every team thread has left the body, so
+ * the struct outlives them.  libomp reads the arguments as void *,
+ * whatever they are, and so do we.
  *
  * The first call before the choice (a constructor of another library may
  * fork before libppw's runs) saves the argument registers, makes it, and
@@ -65,6 +68,8 @@ HIDDEN void ppw_fork_decide_final(void);
 PPW_EXPORT void ppw_fork_hooked(void *loc, int32_t argc, microtask_fn body, ...);
 struct region;
 PPW_EXPORT void ppw_fork_body(int32_t *gtid, int32_t *btid, struct region *r);
+PPW_EXPORT void ppw_fork_body_args(int32_t *gtid, int32_t *btid, microtask_fn body, uintptr_t info,
+                                   ...);
 HIDDEN void ppw_fork_entry(void);
 
 #if defined(__x86_64__) && defined(__linux__)
@@ -358,21 +363,25 @@ const char *ppw_omp_fork_reason(void)
 
 /* ---- hooked regions ---- */
 
-/* On a cache line of its own in the forking thread's frame: the team's
- * threads read it while that thread's deeper frames change, and a line
- * shared with them would bounce between the cores. */
+/* A region whose body takes at most this many arguments passes them on
+ * through libomp, with the body and its tag in front (ppw_fork_body_args):
+ * the team's threads then read nothing of the forking thread's stack, whose
+ * cache line would otherwise cross to each of them at every region. */
+#define PASSED_ARGS_MAX 14
+
+/* A region with more arguments: on a cache line of its own in the forking
+ * thread's frame, since the team's threads read it while that thread's
+ * deeper frames change. */
 struct __attribute__((aligned(64))) region {
     microtask_fn body;
-    struct ppw_thread *master; /* the forking thread */
     uint32_t tag;
     int32_t argc;
     void *args[];
 };
 
-static void invoke(const struct region *r, int32_t *gtid, int32_t *btid)
+static void call_body(microtask_fn body, int32_t *gtid, int32_t *btid, int32_t argc, void *const *a)
 {
-    void *const *a = r->args;
-    switch (r->argc) {
+    switch (argc) {
 #define A1 a[0]
 #define A2 A1, a[1]
 #define A3 A2, a[2]
@@ -389,26 +398,26 @@ static void invoke(const struct region *r, int32_t *gtid, int32_t *btid)
 #define A14 A13, a[13]
 #define A15 A14, a[14]
 #define A16 A15, a[15]
-    case 0: r->body(gtid, btid); break;
-    case 1: r->body(gtid, btid, A1); break;
-    case 2: r->body(gtid, btid, A2); break;
-    case 3: r->body(gtid, btid, A3); break;
-    case 4: r->body(gtid, btid, A4); break;
-    case 5: r->body(gtid, btid, A5); break;
-    case 6: r->body(gtid, btid, A6); break;
-    case 7: r->body(gtid, btid, A7); break;
-    case 8: r->body(gtid, btid, A8); break;
-    case 9: r->body(gtid, btid, A9); break;
-    case 10: r->body(gtid, btid, A10); break;
-    case 11: r->body(gtid, btid, A11); break;
-    case 12: r->body(gtid, btid, A12); break;
-    case 13: r->body(gtid, btid, A13); break;
-    case 14: r->body(gtid, btid, A14); break;
-    case 15: r->body(gtid, btid, A15); break;
-    case 16: r->body(gtid, btid, A16); break;
-    default: { /* the stand-in sends larger counts here only with it */
+    case 0: body(gtid, btid); break;
+    case 1: body(gtid, btid, A1); break;
+    case 2: body(gtid, btid, A2); break;
+    case 3: body(gtid, btid, A3); break;
+    case 4: body(gtid, btid, A4); break;
+    case 5: body(gtid, btid, A5); break;
+    case 6: body(gtid, btid, A6); break;
+    case 7: body(gtid, btid, A7); break;
+    case 8: body(gtid, btid, A8); break;
+    case 9: body(gtid, btid, A9); break;
+    case 10: body(gtid, btid, A10); break;
+    case 11: body(gtid, btid, A11); break;
+    case 12: body(gtid, btid, A12); break;
+    case 13: body(gtid, btid, A13); break;
+    case 14: body(gtid, btid, A14); break;
+    case 15: body(gtid, btid, A15); break;
+    case 16: body(gtid, btid, A16); break;
+    default: {
         void *exit_frame = NULL;
-        invoke_microtask((void *)r->body, *gtid, *btid, r->argc, (void **)r->args, &exit_frame);
+        invoke_microtask((void *)body, *gtid, *btid, argc, (void **)a, &exit_frame);
     }
     }
 }
@@ -422,40 +431,70 @@ static void pop_tag(struct ppw_thread *t)
         t->spawn_tag = t->tag_stack[t->tag_depth];
 }
 
-/* Each team thread, the forking one included, runs the body here. */
+/* The calling team thread enters a region of context tag; NULL when it
+ * has nothing to record. */
+static struct ppw_thread *region_enter(uint32_t tag)
+{
+    struct ppw_thread *t = tag ? ppw_thread_self() : NULL;
+    if (!t)
+        return NULL;
+    int saved = errno;
+    ppw_sampler_flush(t); /* the samples so far belong to the context ending */
+    if (t->region_lingers) {
+        pop_tag(t);
+        t->region_lingers = 0;
+    }
+    if (t->tag_depth < PPW_TAG_STACK_MAX)
+        t->tag_stack[t->tag_depth] = t->spawn_tag;
+    t->tag_depth++;
+    t->spawn_tag = tag;
+    errno = saved;
+    return t;
+}
+
+/* The body returned; forked_here: the thread is the one that forked (its
+ * team's thread 0). */
+static void region_leave(struct ppw_thread *t, int forked_here)
+{
+    /* A worker's outermost region lingers: its join barrier and its wait
+     * for the next region are this region's, not the context the worker
+     * was created in (the first region's).  The forking thread and nested
+     * regions go back to the enclosing context now. */
+    if (!forked_here && t->tag_depth == 1) {
+        t->region_lingers = 1;
+        return;
+    }
+    int saved = errno;
+    ppw_sampler_flush(t);
+    pop_tag(t);
+    errno = saved;
+}
+
+/* Each team thread, the forking one included, runs the body here:
+ * info holds the tag in its low 32 bits and the body's argument count
+ * above, its arguments follow. */
+void ppw_fork_body_args(int32_t *gtid, int32_t *btid, microtask_fn body, uintptr_t info, ...)
+{
+    void *args[PASSED_ARGS_MAX];
+    int32_t argc = (int32_t)(info >> 32);
+    va_list ap;
+    va_start(ap, info);
+    for (int32_t i = 0; i < argc && i < PASSED_ARGS_MAX; i++)
+        args[i] = va_arg(ap, void *);
+    va_end(ap);
+    struct ppw_thread *t = region_enter((uint32_t)info);
+    call_body(body, gtid, btid, argc, args);
+    if (t)
+        region_leave(t, *btid == 0);
+}
+
+/* The same for a body with more arguments, from a struct region. */
 void ppw_fork_body(int32_t *gtid, int32_t *btid, struct region *r)
 {
-    uint32_t tag = r->tag;
-    struct ppw_thread *t = tag ? ppw_thread_self() : NULL;
-    int forked_here = t == r->master;
-    if (t) {
-        int saved = errno;
-        ppw_sampler_flush(t); /* the samples so far belong to the context ending */
-        if (t->region_lingers) {
-            pop_tag(t);
-            t->region_lingers = 0;
-        }
-        if (t->tag_depth < PPW_TAG_STACK_MAX)
-            t->tag_stack[t->tag_depth] = t->spawn_tag;
-        t->tag_depth++;
-        t->spawn_tag = tag;
-        errno = saved;
-    }
-    invoke(r, gtid, btid);
-    if (t) {
-        /* A worker's outermost region lingers: its join barrier and its
-         * wait for the next region are this region's, not the context the
-         * worker was created in (the first region's).  The forking thread
-         * and nested regions go back to the enclosing context now. */
-        if (!forked_here && t->tag_depth == 1) {
-            t->region_lingers = 1;
-            return;
-        }
-        int saved = errno;
-        ppw_sampler_flush(t);
-        pop_tag(t);
-        errno = saved;
-    }
+    struct ppw_thread *t = region_enter(r->tag);
+    call_body(r->body, gtid, btid, r->argc, r->args);
+    if (t)
+        region_leave(t, *btid == 0);
 }
 
 /* Reached by a jump from the stand-in: its return address and frame are
@@ -464,25 +503,51 @@ void ppw_fork_body(int32_t *gtid, int32_t *btid, struct region *r)
 __attribute__((noinline, used)) void ppw_fork_hooked(void *loc, int32_t argc, microtask_fn body,
                                                      ...)
 {
-    struct region *r = __builtin_alloca_with_align(sizeof *r + (size_t)argc * sizeof r->args[0],
-                                                   8 * _Alignof(struct region));
-    r->body = body;
-    r->master = NULL;
-    r->tag = 0;
-    r->argc = argc;
-    va_list ap;
-    va_start(ap, body);
-    for (int32_t i = 0; i < argc; i++)
-        r->args[i] = va_arg(ap, void *);
-    va_end(ap);
+    fork_call_fn fork_call = (fork_call_fn)ppw_fork_real;
+    uint32_t tag = 0;
     struct ppw_thread *t = ppw_thread_self();
     if (t && ppw_running && !t->in_ppw) {
         int saved = errno;
-        r->master = t;
-        r->tag = ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL,
-                                   (uint64_t)(uintptr_t)__builtin_return_address(0),
-                                   __builtin_frame_address(0));
+        tag = ppw_spawn_context(t, PPW_SPAWN_OMP_PARALLEL,
+                                (uint64_t)(uintptr_t)__builtin_return_address(0),
+                                __builtin_frame_address(0));
         errno = saved;
     }
-    ((fork_call_fn)ppw_fork_real)(loc, 1, (microtask_fn)ppw_fork_body, r);
+    va_list ap;
+    va_start(ap, body);
+    if (argc <= PASSED_ARGS_MAX) {
+        void *a[PASSED_ARGS_MAX];
+        for (int32_t i = 0; i < argc; i++)
+            a[i] = va_arg(ap, void *);
+        va_end(ap);
+        microtask_fn run = (microtask_fn)ppw_fork_body_args;
+        void *info = (void *)((uintptr_t)argc << 32 | tag), *b = (void *)body;
+        switch (argc) {
+        case 0: fork_call(loc, 2, run, b, info); break;
+        case 1: fork_call(loc, 3, run, b, info, A1); break;
+        case 2: fork_call(loc, 4, run, b, info, A2); break;
+        case 3: fork_call(loc, 5, run, b, info, A3); break;
+        case 4: fork_call(loc, 6, run, b, info, A4); break;
+        case 5: fork_call(loc, 7, run, b, info, A5); break;
+        case 6: fork_call(loc, 8, run, b, info, A6); break;
+        case 7: fork_call(loc, 9, run, b, info, A7); break;
+        case 8: fork_call(loc, 10, run, b, info, A8); break;
+        case 9: fork_call(loc, 11, run, b, info, A9); break;
+        case 10: fork_call(loc, 12, run, b, info, A10); break;
+        case 11: fork_call(loc, 13, run, b, info, A11); break;
+        case 12: fork_call(loc, 14, run, b, info, A12); break;
+        case 13: fork_call(loc, 15, run, b, info, A13); break;
+        default: fork_call(loc, 16, run, b, info, A14); break;
+        }
+        return;
+    }
+    struct region *r = __builtin_alloca_with_align(sizeof *r + (size_t)argc * sizeof r->args[0],
+                                                   8 * _Alignof(struct region));
+    r->body = body;
+    r->tag = tag;
+    r->argc = argc;
+    for (int32_t i = 0; i < argc; i++)
+        r->args[i] = va_arg(ap, void *);
+    va_end(ap);
+    fork_call(loc, 1, (microtask_fn)ppw_fork_body, r);
 }

@@ -352,8 +352,9 @@ enum ppw_block_entry {
  * stands for the program's call of __kmpc_fork_call, as libppw's
  * pthread_create stands for the program's. */
 #define PPW_FORK_WRAPPER_FUNCTION "ppw_fork_hooked"
-/* ... and the one that runs the region's body on each team thread: a frame
- * of the parallel runtime's, as the OpenMP runtime's own that call it. */
+/* ... and the prefix of those that run the region's body on each team
+ * thread (ppw_fork_body, ppw_fork_body_args): frames of the parallel
+ * runtime's, as the OpenMP runtime's own that call them. */
 #define PPW_FORK_BODY_FUNCTION "ppw_fork_body"
 
 enum ppw_spawn_kind {
