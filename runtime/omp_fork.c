@@ -39,10 +39,6 @@
 #include "spawn.h"
 #include "thread.h"
 
-/* Bodies with up to 16 arguments are called through a switch; more go
- * through libomp's own __kmp_invoke_microtask, which takes an array (a
- * libomp without it gets OMPT instead). */
-
 enum { MODE_UNDECIDED = 0, MODE_FORWARD = 1, MODE_HOOKED = 2 };
 
 #define HIDDEN __attribute__((visibility("hidden")))
@@ -54,7 +50,9 @@ HIDDEN int ppw_fork_mode;
 HIDDEN void *ppw_fork_real;
 
 /* libomp's: calls body(&gtid, &tid, argv[0..argc)) (z_Linux_asm.S);
- * exit_frame is OMPT's, unused without a tool. */
+ * exit_frame is OMPT's, unused without a tool.  Bodies with up to 16
+ * arguments are called through a switch, more through this (a libomp
+ * without it gets OMPT instead). */
 typedef int (*invoke_microtask_fn)(void *body, int gtid, int tid, int argc, void *argv[],
                                    void **exit_frame);
 static invoke_microtask_fn invoke_microtask;
@@ -149,7 +147,6 @@ __asm__(".text\n"
 #endif
 
 static pthread_mutex_t decide_lock = PTHREAD_MUTEX_INITIALIZER;
-static const char *reason = "not decided";
 
 /* ---- what the loaded modules import ---- */
 
@@ -327,7 +324,7 @@ static void decide(int final)
         const char *why = choose(&real);
         if (why || final) {
             int hooked = why && strcmp(why, "hooked") == 0;
-            reason = why ? why : "OMPT: no OpenMP runtime loaded";
+            const char *reason = why ? why : "OMPT: no OpenMP runtime loaded";
             ppw_fork_real = real ? real : (void *)no_openmp_runtime;
             __atomic_store_n(&ppw_fork_mode, hooked ? MODE_HOOKED : MODE_FORWARD, __ATOMIC_RELEASE);
             if (hooked)
@@ -354,11 +351,6 @@ void ppw_omp_fork_decide(void)
 int ppw_omp_fork_hooked(void)
 {
     return __atomic_load_n(&ppw_fork_mode, __ATOMIC_ACQUIRE) == MODE_HOOKED;
-}
-
-const char *ppw_omp_fork_reason(void)
-{
-    return reason;
 }
 
 /* ---- hooked regions ---- */

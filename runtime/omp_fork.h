@@ -19,9 +19,8 @@
 /* Makes the choice (idempotent, thread-safe); called at libppw's start and
  * by ompt_start_tool, whichever comes first. */
 void ppw_omp_fork_decide(void);
-/* 1 when regions are hooked here and OMPT is not needed. */
+/* 1 when regions are hooked here and OMPT is not needed.  PPW_VERBOSE=1
+ * says which way it went, and why. */
 int ppw_omp_fork_hooked(void);
-/* Why the choice was made, for the run's note. */
-const char *ppw_omp_fork_reason(void);
 
 #endif
