@@ -112,16 +112,16 @@ static bool symbolize(struct glue *g, uint64_t pc, bool exact, struct pc_entry *
     if (sym.module && !module)
         return false;
     if (origin == PPW_FRAME_PPW && sym.function) {
-        /* libppw's stand-in for the program's fork call is not a frame of
-         * its own; the trampoline that runs a region's body is the
-         * parallel runtime's, as libomp's frames around it. */
-        if (strcmp(sym.function, PPW_FORK_WRAPPER_FUNCTION) == 0) {
+        /* libppw's stand-in for the program's fork call, and the
+         * trampoline that runs a region's body between libomp's frames,
+         * are not frames of their own: the program called libomp, which
+         * called the body. */
+        if (strcmp(sym.function, PPW_FORK_WRAPPER_FUNCTION) == 0 ||
+            strncmp(sym.function, PPW_FORK_BODY_FUNCTION, sizeof PPW_FORK_BODY_FUNCTION - 1) == 0) {
             e->first = (uint32_t)g->pool_count;
             e->count = 0;
             return true;
         }
-        if (strncmp(sym.function, PPW_FORK_BODY_FUNCTION, sizeof PPW_FORK_BODY_FUNCTION - 1) == 0)
-            origin = PPW_FRAME_RUNTIME;
     }
     for (size_t i = 0; i < n; i++) {
         const char *function = source[i].function ? source[i].function : source[i].linkage;

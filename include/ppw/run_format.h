@@ -353,8 +353,8 @@ enum ppw_block_entry {
  * pthread_create stands for the program's. */
 #define PPW_FORK_WRAPPER_FUNCTION "ppw_fork_hooked"
 /* ... and the prefix of those that run the region's body on each team
- * thread (ppw_fork_body, ppw_fork_body_args): frames of the parallel
- * runtime's, as the OpenMP runtime's own that call them. */
+ * thread (ppw_fork_body, ppw_fork_body_args), between the OpenMP
+ * runtime's frames: ppw-blame leaves both out of the stacks it shows. */
 #define PPW_FORK_BODY_FUNCTION "ppw_fork_body"
 
 enum ppw_spawn_kind {
