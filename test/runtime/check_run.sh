@@ -1034,8 +1034,10 @@ case_env() {
 # Every sample that should have the frame has it after the repair, but a
 # few: a leaf in a PLT stub, on an instruction without call-frame
 # information (about 1% here).  The checks ask for 90% of at least 50
-# samples each (about 300, 250, 200, 150 and 100 here): with the repair
-# broken, they see 0% (the comparator: 2% by chance).
+# samples each (about 300, 250, 200, 150 and 100 here; the team's part got
+# 42-49 on a machine whose libm has an FMA exp, before it was made 2.5x
+# longer): with the repair broken, they see 0% (the comparator: 2% by
+# chance).
 case_ring() {
     "$build/bin/ppw-cc" -O2 -g -fopenmp "$programs/ring_leaf.c" -lm -o ring_leaf ||
         { fail "cannot build ring_leaf with ppw-cc"; return; }
@@ -1064,8 +1066,10 @@ case_ring() {
     share "samples in qsort's callback keep qsort's caller and main" \
         '.thread == 0 and .stack[0].function == "by_value"' \
         "($fn | index(\"sort_keys\") != null) and ($fn | index(\"main\") != null)"
+    # glibc's merge sort copies with memcpy too (13 of 85 such samples on
+    # an AVX-512 machine): those are the comparator's case, not shift's.
     share "samples in memmove (libc) keep shift, its caller" \
-        ".thread == 0 and ($fn | any(test(\"^__mem(move|cpy)\")))" \
+        ".thread == 0 and ($fn | any(test(\"^__mem(move|cpy)\"))) and ($fn | any(test(\"^msort|qsort|sort_keys\")) | not)" \
         "$fn | index(\"shift\") != null"
     share "worker samples in exp keep smooth and the region, and reach main" \
         ".thread != 0 and ($fn | any(test(\"exp\")))" \

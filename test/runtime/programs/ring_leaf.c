@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 #pragma omp parallel
     {
         double local[N];
-        smooth(local, src, 4000 * scale);
+        smooth(local, src, 10000 * scale);
         sink += local[7];
     }
     printf("%.3f\n", dst[5] + sink * 0);
