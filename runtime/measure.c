@@ -1084,9 +1084,9 @@ void ppw_measure_thread_abandon(struct ppw_thread *t)
 
 /* ---- calibration (seed 001 §6) ------------------------------------------- */
 
-#define CALIB_BATCH 500
-#define CALIB_BATCHES 24
-#define CALIB_WINDOW_BATCHES 12
+#define CALIB_BATCH 200
+#define CALIB_BATCHES 16
+#define CALIB_WINDOW_BATCHES 8
 #define CALIB_REGION 1
 
 static const char calib_sig[] = "ppw probe calibration";

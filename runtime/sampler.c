@@ -11,6 +11,7 @@
  * the handler writes that file, so nothing else needs to block signals. */
 #include "sampler.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <asm/perf_regs.h>
@@ -107,6 +108,31 @@ static uint64_t drops_without_thread; /* signals for threads with no state */
 
 /* PAPI state (only when source == PPW_METRIC_PAPI_CYCLES). */
 static PPW_TLS int papi_eventset = -1;
+
+/* libpapi is opened by try_papi only where the hardware counts cycles:
+ * loaded with libppw, it and libpfm (41k relocations) cost every run about
+ * 4 ms of CPU, on machines where PAPI can do nothing. */
+#define PAPI_FUNCTIONS(X)                                                                         \
+    X(PAPI_library_init)                                                                          \
+    X(PAPI_strerror)                                                                              \
+    X(PAPI_thread_init)                                                                           \
+    X(PAPI_query_event)                                                                           \
+    X(PAPI_shutdown)                                                                              \
+    X(PAPI_register_thread)                                                                       \
+    X(PAPI_unregister_thread)                                                                     \
+    X(PAPI_create_eventset)                                                                       \
+    X(PAPI_add_event)                                                                             \
+    X(PAPI_overflow)                                                                              \
+    X(PAPI_start)                                                                                 \
+    X(PAPI_stop)                                                                                  \
+    X(PAPI_cleanup_eventset)                                                                      \
+    X(PAPI_destroy_eventset)
+
+static struct {
+#define PAPI_POINTER(f) __typeof__(f) *f;
+    PAPI_FUNCTIONS(PAPI_POINTER)
+#undef PAPI_POINTER
+} papi;
 
 /* Samples that share one drawn period (perf task clock; see on_signal). */
 enum { JITTER_HOLD = 8 };
@@ -764,6 +790,25 @@ static unsigned long papi_thread_id(void)
     return (unsigned long)syscall(SYS_gettid);
 }
 
+/* Fills `papi` from the library the build found; on failure says why.
+ * The library stays loaded: its handler and threads outlive any use. */
+static int papi_open(char *why, size_t size)
+{
+    void *lib = dlopen(PPW_PAPI_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        snprintf(why, size, "cannot load PAPI: %s", dlerror());
+        return -1;
+    }
+#define PAPI_RESOLVE(f)                                                                            \
+    if (!(papi.f = (__typeof__(f) *)dlsym(lib, #f))) {                                             \
+        snprintf(why, size, "cannot load PAPI: %s lacks %s", PPW_PAPI_SONAME, #f);                 \
+        return -1;                                                                                 \
+    }
+    PAPI_FUNCTIONS(PAPI_RESOLVE)
+#undef PAPI_RESOLVE
+    return 0;
+}
+
 static int try_papi(char *why, size_t size)
 {
     /* Cheap test first: PAPI_library_init costs milliseconds, and without a
@@ -776,16 +821,18 @@ static int try_papi(char *why, size_t size)
     }
     if (fd >= 0)
         close((int)fd);
-    int rc = PAPI_library_init(PAPI_VER_CURRENT);
+    if (papi_open(why, size) != 0)
+        return -1;
+    int rc = papi.PAPI_library_init(PAPI_VER_CURRENT);
     if (rc != PAPI_VER_CURRENT) {
         snprintf(why, size, "PAPI_library_init: %s",
-                 rc > 0 ? "version mismatch" : PAPI_strerror(rc));
+                 rc > 0 ? "version mismatch" : papi.PAPI_strerror(rc));
         return -1;
     }
-    if ((rc = PAPI_thread_init(papi_thread_id)) != PAPI_OK ||
-        (rc = PAPI_query_event(PAPI_TOT_CYC)) != PAPI_OK) {
-        snprintf(why, size, "PAPI_TOT_CYC: %s", PAPI_strerror(rc));
-        PAPI_shutdown();
+    if ((rc = papi.PAPI_thread_init(papi_thread_id)) != PAPI_OK ||
+        (rc = papi.PAPI_query_event(PAPI_TOT_CYC)) != PAPI_OK) {
+        snprintf(why, size, "PAPI_TOT_CYC: %s", papi.PAPI_strerror(rc));
+        papi.PAPI_shutdown();
         return -1;
     }
     return 0;
@@ -1017,7 +1064,7 @@ void ppw_sampler_fini(void)
         ppw_runfile_note(0, "%llu samples arrived for threads without ppw state",
                          (unsigned long long)drops_without_thread);
     if (source == PPW_METRIC_PAPI_CYCLES)
-        PAPI_shutdown();
+        papi.PAPI_shutdown();
     /* The handler stays installed: a late signal must not hit SIG_DFL,
      * whose action for a real-time signal is to terminate. */
 }
@@ -1114,10 +1161,10 @@ static int arm_ring(struct ppw_thread *t)
 static int arm_papi(struct ppw_thread *t)
 {
     int rc, es = PAPI_NULL;
-    if ((rc = PAPI_register_thread()) != PAPI_OK || (rc = PAPI_create_eventset(&es)) != PAPI_OK ||
-        (rc = PAPI_add_event(es, PAPI_TOT_CYC)) != PAPI_OK ||
-        (rc = PAPI_overflow(es, PAPI_TOT_CYC, (int)t->period, 0, on_papi_overflow)) != PAPI_OK ||
-        (rc = PAPI_start(es)) != PAPI_OK)
+    if ((rc = papi.PAPI_register_thread()) != PAPI_OK || (rc = papi.PAPI_create_eventset(&es)) != PAPI_OK ||
+        (rc = papi.PAPI_add_event(es, PAPI_TOT_CYC)) != PAPI_OK ||
+        (rc = papi.PAPI_overflow(es, PAPI_TOT_CYC, (int)t->period, 0, on_papi_overflow)) != PAPI_OK ||
+        (rc = papi.PAPI_start(es)) != PAPI_OK)
         return rc;
     papi_eventset = es;
     return 0;
@@ -1143,7 +1190,6 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
         ppw_stream_close(&t->samples);
         return;
     }
-    ppw_unwind_warm_up();
     t->period = source == PPW_METRIC_PAPI_CYCLES ? base_period : next_period(t);
     t->period_holds = JITTER_HOLD - 1; /* the first drawn period holds too */
     t->last_cpu_ns = thread_cpu_ns();
@@ -1154,6 +1200,11 @@ void ppw_sampler_thread_start(struct ppw_thread *t)
         ppw_log_verbose("thread %u: no ring buffer (%s); sampling with signals", t->index,
                         strerror(-rc));
     }
+    /* The signal handler walks with libunwind, whose first walk in a thread
+     * fills its caches: not in a sample.  (A ring's samples are walked by
+     * the kernel, so its threads skip this.) */
+    if (!t->stacks->ring.page)
+        ppw_unwind_warm_up();
     if (t->stacks->ring.page)
         rc = 0;
     else if (source == PPW_METRIC_PERF_TASK_CLOCK)
@@ -1261,10 +1312,10 @@ void ppw_sampler_thread_stop(struct ppw_thread *t)
     disarm(t);
     if (source == PPW_METRIC_PAPI_CYCLES && papi_eventset >= 0) {
         long long value;
-        PAPI_stop(papi_eventset, &value);
-        PAPI_cleanup_eventset(papi_eventset);
-        PAPI_destroy_eventset(&papi_eventset);
-        PAPI_unregister_thread();
+        papi.PAPI_stop(papi_eventset, &value);
+        papi.PAPI_cleanup_eventset(papi_eventset);
+        papi.PAPI_destroy_eventset(&papi_eventset);
+        papi.PAPI_unregister_thread();
         papi_eventset = -1;
     }
     if (t->samples.is_open)
@@ -1308,7 +1359,7 @@ double ppw_sampler_calibrate_ns(void)
     /* The handler body without the append: walk and hash, on this thread.
      * The real per-sample cost is also accumulated in each samples file's
      * handler_ns; this estimate serves the run header. */
-    enum { ROUNDS = 200 };
+    enum { ROUNDS = 48 };
     uint64_t frames[PPW_MAX_FRAMES_LIMIT], costs[ROUNDS], sink = 0;
     for (int r = 0; r < ROUNDS; r++) {
         uint64_t t0 = ppw_now_ns();

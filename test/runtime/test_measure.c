@@ -1056,7 +1056,7 @@ static void test_calibration(void)
         CHECK(cb != NULL);
         if (!cb)
             continue;
-        CHECK(cb->iterations >= 10000);
+        CHECK(cb->iterations >= 3000);
         CHECK(isfinite(cb->pair_ns) && cb->pair_ns > 0);
         CHECK(isfinite(cb->inner_ns) && cb->inner_ns > 0 && cb->inner_ns <= cb->pair_ns);
         CHECK(isfinite(cb->throttled_pair_ns) && cb->throttled_pair_ns > 0);
