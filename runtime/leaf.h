@@ -21,6 +21,28 @@ struct ppw_leaf_sample {
     uint64_t stack_size;
 };
 
+/* Unwind rules learned from one thread's earlier repairs, so that a leaf
+ * seen before is unwound without libunwind: for an address, where the
+ * caller's frame starts (CFA = SP + cfa_off; the return address below it)
+ * and where BP was saved.  Zeroed memory is an empty table.  Only the
+ * thread that holds the samples' ring uses it. */
+enum { PPW_LEAF_RULES = 2048 };
+struct ppw_leaf_rule {
+    uint64_t key;    /* the frame's address (a return address less 1); 0: empty */
+    int64_t span;    /* BP - SP at the sighting the offsets come from */
+    int32_t cfa_off; /* CFA - SP then */
+    int32_t bp_save; /* the caller's BP saved at CFA - bp_save; 0: BP left alone */
+    uint32_t base;   /* the CFA's register, once sightings with two spans told */
+    uint32_t unused;
+};
+struct ppw_leaf_rules {
+    uint64_t unloads; /* ppw_modules_unload_count() the rules were learned under */
+    struct ppw_leaf_rule slot[PPW_LEAF_RULES];
+};
+
+/* Repairs done by rules alone, without libunwind (tests, diagnostics). */
+extern uint64_t ppw_leaf_by_rules;
+
 /* Once, before any thread samples. */
 void ppw_leaf_init(void);
 
@@ -34,8 +56,11 @@ void ppw_leaf_init(void);
  * beyond a frame they share, the frames unwound, *truncated set unless
  * the outermost frame was reached.
  * -1 when the unwinder is not available.  The caller has checked that
- * this thread may call dl_iterate_phdr (ppw_modules_walk_may_block). */
+ * this thread may call dl_iterate_phdr (ppw_modules_walk_may_block).
+ * rules (NULL: none) are used and learned: a repair whose every frame has
+ * a trusted rule gives what libunwind would, without it. */
 PPW_SIGSAFE int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
-                                uint32_t n, uint64_t *out, uint32_t cap, int *truncated);
+                                uint32_t n, uint64_t *out, uint32_t cap, int *truncated,
+                                struct ppw_leaf_rules *rules);
 
 #endif

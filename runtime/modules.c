@@ -277,6 +277,7 @@ void ppw_modules_rescan(void)
 }
 
 PPW_TLS volatile sig_atomic_t ppw_in_dlclose;
+static uint64_t unload_count; /* dlclose calls returned */
 
 PPW_EXPORT int dlclose(void *handle)
 {
@@ -287,8 +288,14 @@ PPW_EXPORT int dlclose(void *handle)
         return -1; /* cannot happen: libc defines it */
     ppw_in_dlclose++;
     int rc = real_dlclose(handle);
+    __atomic_fetch_add(&unload_count, 1, __ATOMIC_RELEASE);
     ppw_in_dlclose--;
     return rc;
+}
+
+uint64_t ppw_modules_unload_count(void)
+{
+    return __atomic_load_n(&unload_count, __ATOMIC_ACQUIRE);
 }
 
 int ppw_modules_in_self(uint64_t pc)

@@ -38,6 +38,9 @@ void ppw_modules_rescan(void);
 int ppw_modules_walk_may_block(uint32_t tid);
 int ppw_modules_dl_lock_known(void);
 /* Is pc inside libppw's own code? (signal-safe: reads a fixed range) */
+/* How many dlclose calls have returned: code at an address may have
+ * changed since a count seen before (signal-safe). */
+PPW_SIGSAFE uint64_t ppw_modules_unload_count(void);
 int ppw_modules_in_self(uint64_t pc);
 /* Is pc in libppw or a parallel runtime (libomp, libgomp)?  Unloaded
  * runtimes are not forgotten: harmless, since their ranges stay unmapped. */

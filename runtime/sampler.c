@@ -83,6 +83,7 @@ struct ppw_stack_table {
     uint64_t own_signal_sp; /* its signal's interrupted stack pointer; 0: not in a handler */
     uint64_t own_weight;    /* their time, for the next sample of the program */
     struct stack_slot slots[STACK_SLOTS];
+    struct ppw_leaf_rules leaf_rules; /* the ring reader's (leaf.h) */
 };
 
 /* The ring sampler (PPW_SAMPLER=ring; docs/runtime.md, "The ring sampler"):
@@ -529,7 +530,8 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
     if (reader->repair && s.stack_size > 0 && s.regs[2] == chain[0]) {
         struct ppw_leaf_sample leaf = {s.regs[2], s.regs[1], s.regs[0], s.stack, s.stack_size};
         int cut = 0;
-        repaired = ppw_leaf_repair(&leaf, chain, n, frames, PPW_MAX_FRAMES_LIMIT, &cut);
+        repaired = ppw_leaf_repair(&leaf, chain, n, frames, PPW_MAX_FRAMES_LIMIT, &cut,
+                                   &table->leaf_rules);
         if (cut)
             flags |= PPW_STACK_TRUNCATED;
     }

@@ -21,6 +21,7 @@
 
 #include "harness.h"
 #include "leaf.h"
+#include "modules.h"
 #include "unwind.h"
 
 /* leaf.c marks its unwinds for the sampler's walk; nothing walks here. */
@@ -32,6 +33,13 @@ uint32_t *ppw_unwind_enter(void)
 void ppw_unwind_leave(uint32_t *slot)
 {
     (void)slot;
+}
+
+/* dlclose calls: a test moves it to make the rules stale. */
+static uint64_t unloads;
+uint64_t ppw_modules_unload_count(void)
+{
+    return unloads;
 }
 
 #if defined(__x86_64__)
@@ -62,29 +70,33 @@ extern const char leaf_entry[], leaf_ret[], caller_site[], grand_site[], outer_s
 
 static uint64_t stack_words[64];
 
-/* The fake stack above, with sp at its start; the sampled BP is caller_fn's
- * (leaf_fn has no frame at either sampled instruction). */
-static struct ppw_leaf_sample fake_sample(uint64_t ip)
+/* The fake stack above, with sp at its start, and caller_fn's frame `gap`
+ * bytes up (0x30 above: the other frames follow it at 0x30 each); the
+ * sampled BP is caller_fn's (leaf_fn has no frame at either sampled
+ * instruction). */
+static struct ppw_leaf_sample fake_sample_gap(uint64_t ip, uint64_t gap)
 {
     uint64_t sp = ADDR(stack_words);
     memset(stack_words, 0, sizeof stack_words);
     stack_words[0] = ADDR(caller_site);
-    stack_words[6] = sp + 0x60, stack_words[7] = ADDR(grand_site);
-    stack_words[12] = sp + 0x90, stack_words[13] = ADDR(outer_site);
-    return (struct ppw_leaf_sample){ip, sp, sp + 0x30, (const uint8_t *)stack_words,
+    stack_words[gap / 8] = sp + gap + 0x30, stack_words[gap / 8 + 1] = ADDR(grand_site);
+    stack_words[gap / 8 + 6] = sp + gap + 0x60, stack_words[gap / 8 + 7] = ADDR(outer_site);
+    return (struct ppw_leaf_sample){ip, sp, sp + gap, (const uint8_t *)stack_words,
                                     sizeof stack_words};
 }
 
-static void check_repaired_within(const char *what, uint64_t ip, uint64_t copied)
+static struct ppw_leaf_rules *rules; /* NULL: repairs without rules */
+
+static void check_repaired_gap(const char *what, uint64_t ip, uint64_t copied, uint64_t gap)
 {
-    struct ppw_leaf_sample s = fake_sample(ip);
+    struct ppw_leaf_sample s = fake_sample_gap(ip, gap);
     s.stack_size = copied;
     /* What the kernel's frame-pointer walk gives: the PC, then BP + 8 and
      * on up the saved frame pointers; caller_site is not among them. */
     uint64_t chain[3] = {ip, ADDR(grand_site), ADDR(outer_site)};
     uint64_t out[8] = {0};
     int truncated = -1;
-    int n = ppw_leaf_repair(&s, chain, 3, out, 8, &truncated);
+    int n = ppw_leaf_repair(&s, chain, 3, out, 8, &truncated, rules);
     /* The unwind: leaf_fn's rule gives caller_site at sp and the CFA
      * sp + 8; caller_fn's gives grand_site at its BP + 8, the slot the
      * kernel read it from, so the chain takes over there, and outer_fn's
@@ -95,6 +107,11 @@ static void check_repaired_within(const char *what, uint64_t ip, uint64_t copied
                 (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2],
                 (unsigned long long)out[3]);
     CHECK_INT(truncated, 0);
+}
+
+static void check_repaired_within(const char *what, uint64_t ip, uint64_t copied)
+{
+    check_repaired_gap(what, ip, copied, 0x30);
 }
 
 static void check_repaired(const char *what, uint64_t ip)
@@ -133,6 +150,42 @@ static void test_beyond_copy(void)
     check_repaired_within("with 8 bytes of stack copied", ADDR(leaf_entry), 8);
 }
 
+#if defined(__x86_64__)
+/* Repairs by rules: each must give what libunwind gave.  leaf_fn at its
+ * entry (CFA = SP + 8, BP left alone) and caller_fn at caller_site - 1
+ * (CFA = BP + 16, BP saved at CFA - 16) are learned from the first repair
+ * (gap 0x30: BP - SP is 0x30 at the leaf, 0x28 in caller_fn).  The second
+ * repair, with the same spans, is by rules alone.  With gap 0x40 the
+ * spans differ.  leaf_fn's base was told at once, by an unwind of the
+ * sampled frame with BP moved (its CFA stayed: SP).  caller_fn's (a return
+ * address: only the sampled frame is probed) was not: one sighting cannot
+ * tell an SP-based CFA from a BP-based one, so libunwind unwinds again,
+ * and that second span tells (its CFA kept its offset from BP).  From
+ * then on any gap is by rules.  A dlclose makes them stale. */
+static void test_rules(void)
+{
+    static struct ppw_leaf_rules table;
+    rules = &table;
+    uint64_t before = ppw_leaf_by_rules;
+    check_repaired_gap("learning", ADDR(leaf_entry), sizeof stack_words, 0x30);
+    CHECK(ppw_leaf_by_rules == before);
+    check_repaired_gap("by rules", ADDR(leaf_entry), sizeof stack_words, 0x30);
+    CHECK(ppw_leaf_by_rules == before + 1);
+    check_repaired_gap("another span", ADDR(leaf_entry), sizeof stack_words, 0x40);
+    CHECK(ppw_leaf_by_rules == before + 1);
+    check_repaired_gap("by rules, any span", ADDR(leaf_entry), sizeof stack_words, 0x50);
+    CHECK(ppw_leaf_by_rules == before + 2);
+    /* The epilogue: BP's slot is below the copy (test_epilogue). */
+    check_repaired("epilogue, learning", ADDR(leaf_ret));
+    check_repaired("epilogue, by rules", ADDR(leaf_ret));
+    CHECK(ppw_leaf_by_rules == before + 3);
+    unloads++;
+    check_repaired("after a dlclose", ADDR(leaf_entry));
+    CHECK(ppw_leaf_by_rules == before + 3);
+    rules = NULL;
+}
+#endif
+
 int main(void)
 {
 #if defined(__x86_64__)
@@ -140,6 +193,7 @@ int main(void)
     RUN(test_entry);
     RUN(test_epilogue);
     RUN(test_beyond_copy);
+    RUN(test_rules);
 #endif
     return harness_exit();
 }
