@@ -260,7 +260,12 @@ int ppw_elf_each_function(struct ppw_elf *elf,
         const char *name = elf_strptr(elf->elf, shdr.sh_link, sym.st_name);
         if (!name || !name[0])
             continue;
-        int rc = visit(ctx, name, sym.st_value, sym.st_size, GELF_ST_BIND(sym.st_info));
+        /* A hidden symbol is local to its module, whatever the linker
+         * left as its binding (GNU ld makes it STB_LOCAL, not always). */
+        unsigned vis = GELF_ST_VISIBILITY(sym.st_other);
+        unsigned binding =
+            vis == STV_HIDDEN || vis == STV_INTERNAL ? STB_LOCAL : GELF_ST_BIND(sym.st_info);
+        int rc = visit(ctx, name, sym.st_value, sym.st_size, binding);
         if (rc)
             return rc;
     }

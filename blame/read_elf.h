@@ -36,8 +36,9 @@ int ppw_elf_each_section(struct ppw_elf *elf, const char *name,
 /* Calls visit with each defined function symbol (STT_FUNC or STT_GNU_IFUNC
  * with a nonzero value) of .symtab, or of .dynsym when the file has no
  * .symtab (a stripped binary): its name, its link-time address and its size
- * (0 when unknown), and its binding (STB_*).  Sets *table to ".symtab",
- * ".dynsym" or NULL (neither).  Stops at the first negative code. */
+ * (0 when unknown), and its binding (STB_*; STB_LOCAL for a hidden
+ * symbol).  Sets *table to ".symtab", ".dynsym" or NULL (neither).  Stops
+ * at the first negative code. */
 int ppw_elf_each_function(struct ppw_elf *elf,
                           int (*visit)(void *ctx, const char *name, uint64_t addr, uint64_t size,
                                        unsigned binding),

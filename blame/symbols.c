@@ -148,14 +148,16 @@ static const char *keepf(struct ppw_symbol_files *files, const char *fmt, ...)
     return copy;
 }
 
-/* Among aliases at one address the lowest rank names the function: the
- * public name first (glibc's clone is a weak alias of the global __clone),
- * then global, weak, local. */
+/* Among aliases at one address the lowest rank names the function: an
+ * exported name before a local one (libppw's hidden ppw_fork_entry is the
+ * __kmpc_fork_call the program called), then the public name (glibc's
+ * clone is a weak alias of the global __clone), then global before weak. */
 static unsigned symbol_rank(const char *name, unsigned binding)
 {
     size_t underscores = strspn(name, "_");
-    unsigned bind_rank = binding == STB_GLOBAL ? 0 : binding == STB_WEAK ? 1 : 2;
-    return (unsigned)(underscores < 3 ? underscores : 3) * 4 + bind_rank;
+    unsigned local = binding != STB_GLOBAL && binding != STB_WEAK;
+    unsigned weak = binding == STB_WEAK;
+    return local * 8 + (unsigned)(underscores < 3 ? underscores : 3) * 2 + weak;
 }
 
 struct add_ctx {

@@ -800,7 +800,7 @@ lost_once() {
 
 # The run directory on a full disk: a 32 KiB tmpfs (no room for run.ppw's
 # first 64 KiB: the run is not measured; threads.c) and a 192 KiB one that 20 us samples
-# fill during the run (cpu_spin.c, 0.8 s); then a 152 KiB RLIMIT_FSIZE.
+# fill during the run (cpu_spin.c, 1.6 s); then a 72 KiB RLIMIT_FSIZE.
 # Each time ppw says so once on stderr, the program's stdout and status are
 # unchanged (no SIGXFSZ), and what was written before is readable.
 case_disk_full() {
@@ -809,15 +809,17 @@ case_disk_full() {
     build cpu_spin
     local rc
     ./threads.plain >threads.plain.out
-    ./cpu_spin.plain 0.8 >spin.plain.out
+    ./cpu_spin.plain 1.6 >spin.plain.out
     mkdir tiny small
     mount -t tmpfs -o size=32k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
     # 192 KiB: run.ppw's and the samples file's first 64 KiB fit, and
-    # 2,000 samples more.
+    # 64 KiB more: about 10,000 samples of 12 to 14 bytes, half of what
+    # 1.6 s gives at 20 us asked on a VM where a sample costs 70 to 120 us
+    # of CPU time (0.8 s gave 11,400 there, too few for a margin).
     if mount -t tmpfs -o size=192k ppw-small small 2>/dev/null; then
         PPW_OUTPUT=$tmp/tiny/run ./threads >tiny.out 2>tiny.err
         rc=$?
-        PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/small/run ./cpu_spin 0.8 >small.out 2>small.err
+        PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/small/run ./cpu_spin 1.6 >small.out 2>small.err
         echo "$rc $?" >tmpfs.rc
         cp -r small/run small-run
         umount small
@@ -830,13 +832,13 @@ case_disk_full() {
     lost_once tiny
     lost_once small
     dump small-run all || return
-    # Not sampled numbers but space: what fits beside run.ppw (about 4,000
-    # samples), against the 0.8 s of CPU time over the CPU time per sample
-    # (about 16,000 here).
+    # Not sampled numbers but space: what fits beside run.ppw (about 10,000
+    # samples), against the 1.6 s of CPU time over the CPU time per sample
+    # (about 20,000 here).
     sampled "samples were recorded until the disk was full, then counted as lost" small-run.all.json \
         '(.samples | length) as $n | .threads[0].dropped.no_space as $lost
          | {ok: ($n > 1000 and $lost > 0), n: $n, no_space: $lost, threshold: [1000, 1],
-            from: "the space left, against 0.8 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
+            from: "the space left, against 1.6 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
     lost_accounted small-run disk_full
     # 64 KiB: run.ppw fits, the samples file's first 64 KiB do not (issue
     # 18: "0 samples ... no variable is blamed", and nothing said why).
@@ -853,11 +855,14 @@ case_disk_full() {
     else
         fail "cannot mount the 64K tmpfs"
     fi
-    # The limit is per file: the samples file passes 152 KiB after about
-    # 4,800 samples, a third of what 0.8 s gives at 20 us asked (about 50 us
-    # of CPU time per sample here; 280 KiB, 8,900 samples, left a margin of
-    # less than 2 with the re-arm delay).
-    (ulimit -f 152; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 0.8 \
+    # The limit is per file, and above the 64 KiB that run.ppw reserves at
+    # its creation: the samples file reaches 72 KiB after about 5,900
+    # samples (12 to 14 bytes each), half of what 1.6 s gives at 20 us
+    # asked on a VM where a sample costs 70 to 120 us of CPU time and the
+    # ring overflows at that period (about 11,800 taken).  152 KiB over
+    # 0.8 s, sized when a sample took 30 bytes, held every sample of a
+    # slow run: nothing was lost, nothing said.
+    (ulimit -f 72; PPW_BUFFER=64K PPW_PERIOD=20us PPW_OUTPUT=$tmp/fsize exec ./cpu_spin 1.6 \
         >fsize.out 2>fsize.err)
     rc=$?
     [ $rc = 0 ] || fail "RLIMIT_FSIZE: status $rc (153: SIGXFSZ)"
@@ -867,7 +872,7 @@ case_disk_full() {
     sampled "RLIMIT_FSIZE: samples until the limit, then counted as lost" fsize.all.json \
         '(.samples | length) as $n | .threads[0].dropped.no_space as $lost
          | {ok: ($n > 1000 and $lost > 0), n: $n, no_space: $lost, threshold: [1000, 1],
-            from: "the limit, against 0.8 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
+            from: "the limit, against 1.6 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
     lost_accounted fsize disk_full
 }
 

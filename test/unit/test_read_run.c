@@ -380,6 +380,27 @@ static void expect_function(struct ppw_symbols *syms, uint64_t pc, bool exact, c
                 sym.function ? sym.function : "(null)", name);
 }
 
+#if defined(__x86_64__) && defined(__linux__)
+/* One function with two names, as libppw's __kmpc_fork_call and its hidden
+ * alias ppw_fork_entry: the exported name must win, though the local one
+ * has fewer underscores. */
+__asm__(".text\n"
+        ".globl __run_fixture_export\n"
+        ".globl run_fixture_alias\n"
+        ".hidden run_fixture_alias\n"
+        ".type __run_fixture_export,@function\n"
+        ".type run_fixture_alias,@function\n"
+        "__run_fixture_export:\n"
+        "run_fixture_alias:\n"
+        "  ret\n"
+        ".size __run_fixture_export, .-__run_fixture_export\n"
+        ".size run_fixture_alias, .-run_fixture_alias\n");
+__attribute__((visibility("hidden"))) void run_fixture_alias(void);
+#define HAVE_ALIAS_FIXTURE 1
+#else
+#define HAVE_ALIAS_FIXTURE 0
+#endif
+
 static void test_symbols(void)
 {
     struct sample_run sr;
@@ -396,6 +417,9 @@ static void test_symbols(void)
         expect_function(syms, a->main + 1, false, "main", __LINE__);
         expect_function(syms, a->libc_start_main + 1, false, "__libc_start_main", __LINE__);
         expect_function(syms, a->clone + 1, false, "clone", __LINE__);
+#if HAVE_ALIAS_FIXTURE
+        expect_function(syms, (uintptr_t)run_fixture_alias, true, "__run_fixture_export", __LINE__);
+#endif
         /* a return address just past a function belongs to the call inside it */
         struct ppw_symbol sym;
         const struct ppw_run_stack *stack = ppw_run_find_thread(run, 0)->samples[0].stack;
