@@ -104,7 +104,7 @@ outside the bounds, or the bounds do not separate it from a 3x imbalance"
 # a VM whose syscalls trap to the host.
 "$blame" report heavy --binary ./prog --thread "$light" --format json --top 0 >light.json ||
     fail "report --thread: $(cat light.json)"
-"$blame" lines heavy --binary ./prog --thread "$light" --format json >light_lines.json ||
+"$blame" lines heavy --binary ./prog --thread "$light" --top 0 --format json >light_lines.json ||
     fail "lines --thread: $(cat light_lines.json)"
 loop_first=$(grep -n 'for (long r = 0; r < job->reps; r++)' "$here/imbalance_threads.c" | cut -d: -f1)
 loop_last=$(grep -n 'job->a\[i\] = job->a\[i\]' "$here/imbalance_threads.c" | cut -d: -f1)
