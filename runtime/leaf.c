@@ -300,6 +300,7 @@ struct meeting {
      * the frame pointers may have ended early. */
     uint32_t cand_k, cand_j;
     int rejected;
+    int chain_cut; /* the chain was cut where its frame pointers went wrong */
 };
 
 /* Whether unwound frame (ip, read at cfa - 8) is chain[j]: the same
@@ -339,8 +340,10 @@ PPW_SIGSAFE static int meet(struct meeting *m, uint64_t ip, uint64_t cfa, uint64
 PPW_SIGSAFE static int meeting_end(const struct meeting *m, int step, uint64_t *out, uint32_t cap,
                                    int *truncated)
 {
-    if (m->cand_k) /* the unwind could not go on to compare */
+    if (m->cand_k) { /* the unwind could not go on to compare */
+        *truncated = m->chain_cut;
         return splice(m->unwound, m->cand_k, m->chain, m->cand_j, m->n, out, cap);
+    }
     if (m->k > 1 && (step == 0 || m->rejected || m->k > m->n)) {
         /* The unwind reached the outermost frame, or the kernel's chain
          * went wrong or ended within it: the unwound frames, cut where the
@@ -348,6 +351,7 @@ PPW_SIGSAFE static int meeting_end(const struct meeting *m, int step, uint64_t *
         *truncated = step != 0;
         return splice(m->unwound, m->k, m->chain, m->n, m->n, out, cap);
     }
+    *truncated = m->chain_cut;
     memcpy(out, m->chain, m->n * sizeof *out);
     return (int)m->n;
 }
@@ -419,7 +423,7 @@ PPW_SIGSAFE static int rule_step(struct ppw_leaf_rules *rules, struct leaf_arg *
     uint64_t cfa = r->base == BASE_BP ? *bp + (uint64_t)(int64_t)(r->cfa_off - r->span)
                                       : *sp + (uint64_t)(int64_t)r->cfa_off;
     uint64_t ra, caller_bp = *bp;
-    if (read_word(arg, cfa - 8, &ra) != 0 || ra == 0 ||
+    if (cfa <= *sp || read_word(arg, cfa - 8, &ra) != 0 || ra == 0 ||
         (r->bp_save && read_word(arg, cfa - (uint64_t)r->bp_save, &caller_bp) != 0))
         return -1;
     *ip = ra;
@@ -527,6 +531,38 @@ PPW_SIGSAFE static int repair_by_rules(struct ppw_leaf_rules *rules, struct leaf
     return 1;
 }
 
+/* Where the kernel read chain[j]: at fp + 8, fp following the saved frame
+ * pointers from the sample's BP, as far as the copy shows them (into
+ * kernel_slot[1..LEAF_STEPS + 3)).  A return address alone does not place
+ * a frame: in a recursion the same one repeats at every depth.  The kernel
+ * follows any BP: where the code interrupted keeps none and BP holds some
+ * other pointer (glibc's clone3, with no call-frame information for its
+ * syscall, is entered with BP the new thread's descriptor, whose first
+ * word points to itself), the chain repeats one word of the heap to its
+ * end.  Returns the length the chain keeps when its frame pointers went
+ * wrong (a BP below SP, or a saved one not above the frame that saved
+ * it: frames lie ever higher on a stack), 0 when they did not as far as
+ * the copy shows. */
+PPW_SIGSAFE static uint32_t cut_wrong_chain(const struct ppw_leaf_sample *sample, uint32_t n,
+                                           uint64_t *kernel_slot)
+{
+    uint64_t fp = sample->bp;
+    if (fp < sample->sp)
+        return n > 1 ? 1 : 0;
+    for (uint32_t j = 1; j < n; j++) {
+        if (j < LEAF_STEPS + 3)
+            kernel_slot[j] = fp + 8;
+        if (fp - sample->sp + 8 > sample->stack_size)
+            return 0;
+        uint64_t saved;
+        memcpy(&saved, sample->stack + (fp - sample->sp), sizeof saved);
+        if (saved <= fp)
+            return j + 1 < n ? j + 1 : 0;
+        fp = saved;
+    }
+    return 0;
+}
+
 int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain, uint32_t n,
                     uint64_t *out, uint32_t cap, int *truncated, struct ppw_leaf_rules *rules)
 {
@@ -535,22 +571,15 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
         return -1;
     if (n > cap)
         n = cap;
-    /* Where the kernel read chain[j]: at fp + 8, fp following the saved
-     * frame pointers from the sample's BP, as far as the copy shows them.
-     * A return address alone does not place a frame: in a recursion the
-     * same one repeats at every depth. */
     uint64_t kernel_slot[LEAF_STEPS + 3] = {0};
-    uint64_t fp = sample->bp;
-    for (uint32_t j = 1; j < LEAF_STEPS + 3 && j < n; j++) {
-        kernel_slot[j] = fp + 8;
-        if (fp < sample->sp || fp - sample->sp + 8 > sample->stack_size)
-            break;
-        memcpy(&fp, sample->stack + (fp - sample->sp), sizeof fp);
-    }
+    uint32_t chain_cut = cut_wrong_chain(sample, n, kernel_slot);
+    if (chain_cut)
+        n = chain_cut;
     uint32_t nslots = n < LEAF_STEPS + 3 ? n : LEAF_STEPS + 3;
     struct leaf_arg arg = {
         .sample = sample, .chain = chain, .kernel_slot = kernel_slot, .nslots = nslots};
-    struct meeting m = {.chain = chain, .n = n, .kernel_slot = kernel_slot};
+    struct meeting m = {
+        .chain = chain, .n = n, .kernel_slot = kernel_slot, .chain_cut = chain_cut != 0};
     m.unwound[m.k++] = sample->ip;
     if (n == 0 || sample->stack_size == 0)
         return meeting_end(&m, -1, out, cap, truncated);
@@ -565,7 +594,8 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
             __atomic_fetch_add(&ppw_leaf_by_rules, 1, __ATOMIC_RELAXED);
             return rc;
         }
-        m = (struct meeting){.chain = chain, .n = n, .kernel_slot = kernel_slot};
+        m = (struct meeting){
+            .chain = chain, .n = n, .kernel_slot = kernel_slot, .chain_cut = chain_cut != 0};
         m.unwound[m.k++] = sample->ip;
     }
     unw_cursor_t cursor;
@@ -589,8 +619,11 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
                 break;
             }
             unw_word_t caller_ip, cfa, caller_bp;
+            /* A caller's frame lies above its callee's, except across a
+             * signal frame (an alternate signal stack): a CFA that did not
+             * move up came from a BP that was no frame pointer. */
             if (unw_get_reg(&cursor, UNW_REG_IP, &caller_ip) < 0 || caller_ip == 0 ||
-                unw_get_reg(&cursor, UNW_REG_SP, &cfa) < 0) {
+                unw_get_reg(&cursor, UNW_REG_SP, &cfa) < 0 || (cfa <= sp && !signal_frame)) {
                 step = -1;
                 break;
             }

@@ -62,9 +62,12 @@ uint64_t ppw_modules_unload_count(void)
 __asm__(".text\n" FRAME_FUNCTION("leaf_fn", "leaf_entry:\n", "nop\n", "leaf_ret:\n")
             FRAME_FUNCTION("caller_fn", "", "call leaf_fn\ncaller_site:\nnop\n", "")
                 FRAME_FUNCTION("grand_fn", "", "call caller_fn\ngrand_site:\nnop\n", "")
-                    FRAME_FUNCTION("outer_fn", "", "call grand_fn\nouter_site:\nnop\n", ""));
+                    FRAME_FUNCTION("outer_fn", "", "call grand_fn\nouter_site:\nnop\n", "")
+    /* No call-frame information at all, as in glibc's clone3 around its
+     * syscall. */
+    ".p2align 4\n.type bare_fn, @function\nbare_fn:\nnop\nbare_pc:\nret\n.size bare_fn, .-bare_fn\n");
 
-extern const char leaf_entry[], leaf_ret[], caller_site[], grand_site[], outer_site[];
+extern const char leaf_entry[], leaf_ret[], caller_site[], grand_site[], outer_site[], bare_pc[];
 
 #define ADDR(label) ((uint64_t)(uintptr_t)(label))
 
@@ -184,6 +187,54 @@ static void test_rules(void)
     CHECK(ppw_leaf_by_rules == before + 3);
     rules = NULL;
 }
+
+/* A sample whose BP is no frame pointer: pthread_create's clone3 runs
+ * with BP the new thread's descriptor, on the heap, whose first word
+ * points to itself and second is not code.  The kernel follows it and
+ * fills its chain with that second word up to its limit.  bare_pc has no
+ * call-frame information, so the unwind cannot step at all.  A BP below
+ * SP places no frame of this stack: the chain keeps the PC alone, marked
+ * cut short, instead of 127 frames of heap. */
+static void test_bp_not_a_frame(void)
+{
+    static uint64_t descriptor[2];
+    descriptor[0] = ADDR(descriptor), descriptor[1] = 0x5a5a5a5a5a5a5a5aull;
+    struct ppw_leaf_sample s = fake_sample_gap(ADDR(bare_pc), 0x30);
+    uint64_t chain[16];
+    chain[0] = ADDR(bare_pc);
+    for (int i = 1; i < 16; i++)
+        chain[i] = descriptor[1];
+    s.bp = s.sp - 0x1000;
+    uint64_t out[16] = {0};
+    int truncated = 0;
+    int n = ppw_leaf_repair(&s, chain, 16, out, 16, &truncated, rules);
+    CHECK_INT(n, 1);
+    CHECK(out[0] == ADDR(bare_pc));
+    CHECK_INT(truncated, 1);
+    /* The same BP pointing to itself within the copy: the kernel read
+     * caller_site's frame once, then the saved BP named the same frame
+     * again.  Frames lie ever higher, so the chain ends after its first
+     * return address (grand_site, read at BP + 8).  The unwind from
+     * leaf_fn's entry adds caller_site; grand_fn's frame, found from the
+     * same BP, would lie where caller_fn's does, so it stops there.
+     * Without rules, then with the rules the first repair learned. */
+    s = fake_sample_gap(ADDR(leaf_entry), 0x30);
+    stack_words[0x30 / 8] = s.bp; /* caller_fn's saved BP: itself */
+    uint64_t loop[16] = {ADDR(leaf_entry)};
+    for (int i = 1; i < 16; i++)
+        loop[i] = ADDR(grand_site);
+    static struct ppw_leaf_rules table;
+    for (int pass = 0; pass < 3; pass++) {
+        rules = pass ? &table : NULL;
+        truncated = 0;
+        n = ppw_leaf_repair(&s, loop, 16, out, 16, &truncated, rules);
+        CHECK_INT(n, 3);
+        CHECK(out[0] == ADDR(leaf_entry) && out[1] == ADDR(caller_site) &&
+              out[2] == ADDR(grand_site));
+        CHECK_INT(truncated, 1);
+    }
+    rules = NULL;
+}
 #endif
 
 int main(void)
@@ -194,6 +245,7 @@ int main(void)
     RUN(test_epilogue);
     RUN(test_beyond_copy);
     RUN(test_rules);
+    RUN(test_bp_not_a_frame);
 #endif
     return harness_exit();
 }
