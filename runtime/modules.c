@@ -6,6 +6,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -330,4 +331,137 @@ void ppw_modules_after_fork_child(void)
 {
     pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
     lock = fresh;
+}
+
+/* ---- a module's imports ---- */
+
+/* glibc relocates the dynamic section's addresses in place; a value below
+ * the load bias is one it left alone. */
+static uintptr_t dyn_address(const struct dl_phdr_info *info, ElfW(Addr) value)
+{
+    return value < info->dlpi_addr ? info->dlpi_addr + value : value;
+}
+
+static int each_relocation(const struct dl_phdr_info *info, const ElfW(Rela) * rela, size_t bytes,
+                           const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
+                           ppw_module_import_fn *fn, void *arg)
+{
+    for (size_t i = 0; i < bytes / sizeof *rela; i++) {
+        size_t index = ELF64_R_SYM(rela[i].r_info);
+        if (!index)
+            continue;
+        const ElfW(Sym) *sym = &symtab[index];
+        if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strsz)
+            continue;
+        int rc = fn(info, strtab + sym->st_name, (void **)(info->dlpi_addr + rela[i].r_offset), arg);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+int ppw_modules_each_import(const struct dl_phdr_info *info, ppw_module_import_fn *fn, void *arg)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return 0;
+    const ElfW(Sym) *symtab = NULL;
+    const char *strtab = NULL;
+    const ElfW(Rela) *rela = NULL, *jmprel = NULL;
+    size_t strsz = 0, relasz = 0, pltrelsz = 0;
+    int plt_is_rela = 1;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        switch (dyn->d_tag) {
+        case DT_SYMTAB: symtab = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
+        case DT_STRTAB: strtab = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
+        case DT_STRSZ: strsz = dyn->d_un.d_val; break;
+        case DT_RELA: rela = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
+        case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+        case DT_JMPREL: jmprel = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
+        case DT_PLTRELSZ: pltrelsz = dyn->d_un.d_val; break;
+        case DT_PLTREL: plt_is_rela = dyn->d_un.d_val == DT_RELA; break;
+        default: break;
+        }
+    }
+    if (!symtab || !strtab)
+        return 0;
+    int rc = rela ? each_relocation(info, rela, relasz, symtab, strtab, strsz, fn, arg) : 0;
+    if (!rc && jmprel && plt_is_rela)
+        rc = each_relocation(info, jmprel, pltrelsz, symtab, strtab, strsz, fn, arg);
+    return rc;
+}
+
+struct redirect {
+    uintptr_t in_module; /* an address of the module's */
+    const char *name;
+    void *replacement;
+    void (*call)(void *);
+    void *arg;
+    int done;
+};
+
+/* The slot's page made writable if it lies in the module's read-only
+ * after relocation part; returns the protection to restore (0: none). */
+static int unprotect(const struct dl_phdr_info *info, void **slot)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, at = (uintptr_t)slot;
+        if (ph->p_type != PT_GNU_RELRO || at < lo || at + sizeof *slot > lo + ph->p_memsz)
+            continue;
+        uintptr_t page = at & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+        if (mprotect((void *)page, at + sizeof *slot - page, PROT_READ | PROT_WRITE) != 0)
+            return -1;
+        return PROT_READ;
+    }
+    return 0;
+}
+
+static int redirect_import(const struct dl_phdr_info *info, const char *name, void **slot,
+                           void *arg)
+{
+    struct redirect *r = arg;
+    if (strcmp(name, r->name) != 0)
+        return 0;
+    int restore = unprotect(info, slot);
+    if (restore < 0)
+        return -1;
+    void *bound = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    __atomic_store_n(slot, r->replacement, __ATOMIC_RELAXED);
+    r->call(r->arg);
+    r->done = 1;
+    __atomic_store_n(slot, bound, __ATOMIC_RELAXED);
+    if (restore) {
+        uintptr_t page = (uintptr_t)slot & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+        mprotect((void *)page, (uintptr_t)slot + sizeof *slot - page, restore);
+    }
+    return 1;
+}
+
+static int redirect_in_module(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct redirect *r = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && r->in_module >= lo && r->in_module - lo < ph->p_memsz) {
+            ppw_modules_each_import(info, redirect_import, r);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int ppw_modules_call_redirected(const void *in_module, const char *name, void *replacement,
+                                void (*call)(void *), void *arg)
+{
+    struct redirect r = {(uintptr_t)in_module, name, replacement, call, arg, 0};
+    dl_iterate_phdr(redirect_in_module, &r);
+    if (!r.done)
+        call(arg);
+    return r.done ? 0 : -1;
 }

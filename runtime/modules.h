@@ -13,6 +13,7 @@
 #ifndef PPW_RUNTIME_MODULES_H
 #define PPW_RUNTIME_MODULES_H
 
+#include <link.h>
 #include <signal.h>
 #include <stdint.h>
 
@@ -49,5 +50,22 @@ int ppw_modules_in_runtime(uint64_t pc);
 int ppw_modules_in_exe(uint64_t pc);
 const uint8_t *ppw_modules_exe_build_id(uint32_t *size);
 void ppw_modules_after_fork_child(void);
+
+/* Calls fn for each relocation of info's module against a symbol it
+ * imports (the dynamic section's DT_RELA, then DT_JMPREL's entries), with
+ * the symbol's name and the address of the slot the dynamic linker fills;
+ * stops at the first nonzero return, and returns it (0: none, or no
+ * dynamic section). */
+typedef int ppw_module_import_fn(const struct dl_phdr_info *info, const char *name, void **slot,
+                                 void *arg);
+int ppw_modules_each_import(const struct dl_phdr_info *info, ppw_module_import_fn *fn, void *arg);
+
+/* Runs call(arg) with the module that holds `in_module` calling, for
+ * `name`, `replacement` instead of what the dynamic linker bound: its
+ * import slot rewritten, then restored.  Only for a call no other thread
+ * can make meanwhile.  0 when the slot was redirected, -1 when not (no
+ * such import, or its page could not be made writable): call still ran. */
+int ppw_modules_call_redirected(const void *in_module, const char *name, void *replacement,
+                                void (*call)(void *), void *arg);
 
 #endif

@@ -33,6 +33,7 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "modules.h"
 #include "ppw/run_format.h"
 #include "sampler.h"
 #include "sigsafe.h"
@@ -170,73 +171,23 @@ struct import_scan {
     char found[128]; /* the first entry found, and its module */
 };
 
-/* glibc relocates the dynamic section's addresses in place; a value below
- * the load bias is one it left alone. */
-static uintptr_t dyn_address(const struct dl_phdr_info *info, ElfW(Addr) value)
+static int check_import(const struct dl_phdr_info *info, const char *name, void **slot, void *arg)
 {
-    return value < info->dlpi_addr ? info->dlpi_addr + value : value;
-}
-
-static int scan_relocations(const struct dl_phdr_info *info, const ElfW(Rela) * rela, size_t bytes,
-                            const ElfW(Sym) * symtab, const char *strtab, size_t strsz,
-                            struct import_scan *scan)
-{
-    for (size_t i = 0; i < bytes / sizeof *rela; i++) {
-        size_t index = ELF64_R_SYM(rela[i].r_info);
-        if (!index)
-            continue;
-        const ElfW(Sym) *sym = &symtab[index];
-        if (sym->st_shndx != SHN_UNDEF || sym->st_name >= strsz)
-            continue;
-        const char *name = strtab + sym->st_name;
-        if (needs_ompt(name)) {
-            snprintf(scan->found, sizeof scan->found, "%s imports %s",
-                     info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "the executable",
-                     name);
-            return 1;
-        }
-    }
-    return 0;
+    (void)slot;
+    struct import_scan *scan = arg;
+    if (!needs_ompt(name))
+        return 0;
+    snprintf(scan->found, sizeof scan->found, "%s imports %s",
+             info->dlpi_name && info->dlpi_name[0] ? info->dlpi_name : "the executable", name);
+    return 1;
 }
 
 static int scan_module(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
-    struct import_scan *scan = data;
     if (info->dlpi_name && strstr(info->dlpi_name, "linux-vdso"))
         return 0;
-    const ElfW(Dyn) *dyn = NULL;
-    for (int i = 0; i < info->dlpi_phnum; i++)
-        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
-            dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
-    if (!dyn)
-        return 0;
-    const ElfW(Sym) *symtab = NULL;
-    const char *strtab = NULL;
-    const ElfW(Rela) *rela = NULL, *jmprel = NULL;
-    size_t strsz = 0, relasz = 0, pltrelsz = 0;
-    int plt_is_rela = 1;
-    for (; dyn->d_tag != DT_NULL; dyn++) {
-        switch (dyn->d_tag) {
-        case DT_SYMTAB: symtab = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
-        case DT_STRTAB: strtab = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
-        case DT_STRSZ: strsz = dyn->d_un.d_val; break;
-        case DT_RELA: rela = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
-        case DT_RELASZ: relasz = dyn->d_un.d_val; break;
-        case DT_JMPREL: jmprel = (const void *)dyn_address(info, dyn->d_un.d_ptr); break;
-        case DT_PLTRELSZ: pltrelsz = dyn->d_un.d_val; break;
-        case DT_PLTREL: plt_is_rela = dyn->d_un.d_val == DT_RELA; break;
-        default: break;
-        }
-    }
-    if (!symtab || !strtab)
-        return 0;
-    if (rela && scan_relocations(info, rela, relasz, symtab, strtab, strsz, scan))
-        return 1;
-    if (jmprel && plt_is_rela &&
-        scan_relocations(info, jmprel, pltrelsz, symtab, strtab, strsz, scan))
-        return 1;
-    return 0;
+    return ppw_modules_each_import(info, check_import, data);
 }
 
 /* ---- finding libomp ---- */
@@ -267,13 +218,19 @@ static void *libomp_fork_call(void)
 /* __kmp_invoke_microtask from the library that defines real. */
 static invoke_microtask_fn libomp_invoke_microtask(void *real)
 {
-    Dl_info where;
-    void *handle = dladdr(real, &where) && where.dli_fname
-                       ? dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD)
-                       : NULL;
-    if (!handle)
+    Dl_info where, found_where;
+    if (!dladdr(real, &where) || !where.dli_fname)
         return NULL;
     invoke_microtask_fn found;
+    /* From the global scope first: a dlopen, even of a library already
+     * loaded, leaves a block malloc'd in the program's main arena. */
+    *(void **)&found = dlsym(RTLD_DEFAULT, "__kmp_invoke_microtask");
+    if (found && dladdr(*(void **)&found, &found_where) &&
+        found_where.dli_fbase == where.dli_fbase)
+        return found;
+    void *handle = dlopen(where.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle)
+        return NULL;
     *(void **)&found = dlsym(handle, "__kmp_invoke_microtask");
     dlclose(handle);
     return found;
