@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 
 #include "config.h"
 #include "hash.h"
@@ -229,19 +228,25 @@ static void learn_terminus(const uint64_t *frames, int n, uint64_t ra)
  * all lie below. */
 extern void *__libc_stack_end;
 
+/* Linux keeps every mapping, thread stacks among them, at least 128 MiB
+ * below the initial stack's top (mmap_base's gap): a frame less than this
+ * below __libc_stack_end is on the initial stack. */
+#define INITIAL_STACK_NEAR ((uintptr_t)64 << 20)
+
 /* An upper bound of t's frames, for walks by frame pointers.  A thread
- * this file started has it from its trampoline.  The main thread takes
- * __libc_stack_end rather than pthread_getattr_np, which reads
+ * this file started has it from its trampoline.  On the initial stack
+ * (the main thread, or a fork child's only thread if main forked) it is
+ * __libc_stack_end rather than pthread_getattr_np's, which reads
  * /proc/self/maps through stdio: a FILE, its 4 KiB buffer and a line
- * malloc'd in the program's main arena before its first parallel region,
- * and the allocation-heavy benchmark then consolidated that arena twice
- * as often. */
+ * malloc'd in the program's main arena before its first parallel region
+ * (docs/runtime.md, "Not a block in the program's heap"). */
 static uintptr_t stack_top(struct ppw_thread *t)
 {
     if (!t->stack_known) {
         t->stack_known = 1;
-        if (t->tid == (uint32_t)getpid() && __libc_stack_end) {
-            t->stack_hi = (uintptr_t)__libc_stack_end;
+        uintptr_t here = (uintptr_t)__builtin_frame_address(0), end = (uintptr_t)__libc_stack_end;
+        if (end && here < end && end - here < INITIAL_STACK_NEAR) {
+            t->stack_hi = end;
             return t->stack_hi;
         }
         pthread_attr_t attr;
