@@ -255,7 +255,7 @@ PPW_SIGSAFE static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char 
  * program's own first block: glibc 2.36's arena then consolidated its
  * fast bins about three times as often in bench/runtime/alloc.c (8,420
  * calls of malloc_consolidate on the main thread against 2,887 without
- * it), which cost that program a tenth of its run time.  So the
+ * it, as many as the plain build's).  So the
  * calloc of libunwind's remote library is mmap's for this one call, and
  * libppw adds no block to the program's heap (runtime.heap). */
 static void *mapped_calloc(size_t count, size_t size)

@@ -440,9 +440,8 @@ struct start {
  * a chunk of the creator's arena.  In bench/runtime/alloc.c that size is
  * the one its calloc'd scratch buffers share, and glibc 2.36 consolidated
  * the worker's arena 14 times as often (588 malloc_consolidate calls in 5
- * steps, against 43 with ppw off), which cost that program about a tenth
- * of its run time.  More creations in flight than slots fall back to
- * malloc. */
+ * steps, against 43 with ppw off).  More creations in flight than slots
+ * fall back to malloc. */
 #define START_SLOTS 256
 static struct start start_slots[START_SLOTS];
 static uint32_t start_next;
