@@ -257,7 +257,9 @@ PPW_SIGSAFE static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char 
  * calls of malloc_consolidate on the main thread against 2,887 without
  * it, as many as the plain build's).  So the
  * calloc of libunwind's remote library is mmap's for this one call, and
- * libppw adds no block to the program's heap (runtime.heap). */
+ * libppw adds no block to the program's heap (runtime.heap).  The space
+ * lives as long as the process: unw_destroy_addr_space would hand free()
+ * a block malloc never gave. */
 static void *mapped_calloc(size_t count, size_t size)
 {
     size_t bytes;
