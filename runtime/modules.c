@@ -403,6 +403,13 @@ struct redirect {
     int done;
 };
 
+/* mprotect of the page(s) that hold slot */
+static int protect_slot(void **slot, int prot)
+{
+    uintptr_t at = (uintptr_t)slot, page = at & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
+    return mprotect((void *)page, at + sizeof *slot - page, prot);
+}
+
 /* The slot's page made writable if it lies in the module's read-only
  * after relocation part; returns the protection to restore (0: none). */
 static int unprotect(const struct dl_phdr_info *info, void **slot)
@@ -412,10 +419,7 @@ static int unprotect(const struct dl_phdr_info *info, void **slot)
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr, at = (uintptr_t)slot;
         if (ph->p_type != PT_GNU_RELRO || at < lo || at + sizeof *slot > lo + ph->p_memsz)
             continue;
-        uintptr_t page = at & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
-        if (mprotect((void *)page, at + sizeof *slot - page, PROT_READ | PROT_WRITE) != 0)
-            return -1;
-        return PROT_READ;
+        return protect_slot(slot, PROT_READ | PROT_WRITE) == 0 ? PROT_READ : -1;
     }
     return 0;
 }
@@ -434,10 +438,8 @@ static int redirect_import(const struct dl_phdr_info *info, const char *name, vo
     r->call(r->arg);
     r->done = 1;
     __atomic_store_n(slot, bound, __ATOMIC_RELAXED);
-    if (restore) {
-        uintptr_t page = (uintptr_t)slot & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1);
-        mprotect((void *)page, (uintptr_t)slot + sizeof *slot - page, restore);
-    }
+    if (restore)
+        protect_slot(slot, restore);
     return 1;
 }
 
