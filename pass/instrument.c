@@ -371,11 +371,12 @@ static LLVMValueRef site_record(struct instrumenter *in)
 }
 
 /* The site's per-thread countdown of calls to let pass: the program's
- * own TLS, so that a call the gate keeps never leaves its code. */
+ * own TLS, so that a call the gate keeps never leaves its code.  It
+ * starts at 1, so that a thread's first call reads the gate. */
 static LLVMValueRef site_countdown(struct instrumenter *in)
 {
     LLVMValueRef countdown = LLVMAddGlobal(in->module, in->i32, "__ppw_gasp_countdown");
-    LLVMSetInitializer(countdown, LLVMConstInt(in->i32, 0, 0));
+    LLVMSetInitializer(countdown, LLVMConstInt(in->i32, 1, 0));
     LLVMSetLinkage(countdown, LLVMInternalLinkage);
     LLVMSetThreadLocal(countdown, 1);
     LLVMSetAlignment(countdown, 4);
@@ -425,59 +426,100 @@ static LLVMValueRef pmpi_entry(struct instrumenter *in, const struct call_row *r
     return tool_function(in, name, LLVMGetCalledFunctionType(call));
 }
 
-/* Whether this call at a site that may go quiet sends its events
- * (ppw/gasp.h), and in *gate_read the gate it read.  The hot path is the site's
- * countdown: a TLS load, a decrement, a store and a branch.  Only when it
- * runs out does the code read the gate:
+/* For an MPI call at a quiet site: the callee, MPI_X or PMPI_X (see
+ * pmpi_entry), given whether this copy of the call sends its events. */
+static void select_mpi_entry(struct instrumenter *in, LLVMValueRef call, LLVMValueRef pmpi,
+                             LLVMValueRef tool, LLVMValueRef sends)
+{
+    /* PMPI_X only for a call libppw's site did not send: MPI_X when START
+     * went out (the wrapper then passes it on), when libppw is absent
+     * (another PMPI tool may be there), and when the MPI library has no
+     * PMPI_X. */
+    LLVMBuilderRef b = in->builder;
+    LLVMPositionBuilderBefore(b, call);
+    LLVMValueRef callee = LLVMGetCalledValue(call);
+    LLVMValueRef keep = LLVMBuildOr(b, LLVMBuildNot(b, tool, ""), LLVMBuildIsNull(b, pmpi, ""), "");
+    if (sends)
+        keep = LLVMBuildOr(b, keep, sends, "");
+    LLVMValueRef entry = LLVMBuildSelect(b, keep, callee, pmpi, "gasp.mpi.entry");
+    LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, entry);
+}
+
+/* A call at a site that may go quiet (ppw/gasp.h).  The hot path steps
+ * the site's countdown, a decrement of the program's TLS and a branch
+ * (on x86-64 `decl %fs:x; jne`), then makes the call as the program
+ * wrote it: nothing to test after it, no register held across it.  When
+ * the countdown reaches zero a copy of the call runs on a cold path that
+ * reads the gate:
  *   0      nothing is sent, and the countdown is set beyond reach;
  *   1      this call is sent, and the countdown set to 1 (every call);
  *   K > 1  this call is sent, and the countdown set to K.
- * So a throttled site costs four instructions before the call and a test
- * after it (whether START went out), and one call in K reaches libppw. */
-static LLVMValueRef site_guard(struct instrumenter *in, LLVMValueRef guard,
-                               const struct call_row *row, LLVMValueRef call, LLVMValueRef site,
-                               const struct source_place *place, LLVMMetadataRef loc,
-                               LLVMValueRef *gate_read)
+ * So one call in K reaches libppw, and a call at a throttled or closed
+ * site costs two instructions. */
+static void wrap_quiet_call(struct instrumenter *in, LLVMValueRef tool, const struct call_row *row,
+                            LLVMValueRef call, LLVMValueRef site, LLVMValueRef pmpi,
+                            const struct source_place *place, LLVMMetadataRef loc)
 {
     LLVMBuilderRef b = in->builder;
     LLVMValueRef zero = LLVMConstInt(in->i32, 0, 0), one = LLVMConstInt(in->i32, 1, 0);
+    LLVMMetadataRef own_loc = LLVMInstructionGetDebugLoc(call);
+    LLVMPositionBuilderBefore(b, call);
+    LLVMSetCurrentDebugLocation2(b, loc);
     LLVMValueRef countdown = site_countdown(in);
     LLVMValueRef left = LLVMBuildSub(b, LLVMBuildLoad2(b, in->i32, countdown, "gasp.countdown"),
                                      one, "");
     LLVMBuildStore(b, left, countdown);
-    LLVMValueRef due = LLVMBuildICmp(b, LLVMIntSLE, left, zero, "gasp.countdown.due");
+    /* == 0, not <= 0: the decrement's own flags then decide the branch */
+    LLVMValueRef due = LLVMBuildICmp(b, LLVMIntEQ, left, zero, "gasp.countdown.due");
     LLVMBasicBlockRef head = LLVMGetInstructionParent(due);
-    LLVMValueRef slow_end = ppw_split_if_then(due, call);
+    LLVMValueRef cold_end, hot_end;
+    ppw_split_if_then_else(due, call, &cold_end, &hot_end);
     mark_unlikely(in, LLVMGetBasicBlockTerminator(head));
 
-    LLVMPositionBuilderBefore(b, slow_end);
+    /* The hot path: the call itself. */
+    LLVMInstructionRemoveFromParent(call);
+    LLVMPositionBuilderBefore(b, hot_end);
+    LLVMSetCurrentDebugLocation2(b, own_loc); /* Insert would set the builder's */
+    LLVMInsertIntoBuilder(b, call);
+
+    /* The cold path: the gate, START, a copy of the call, END. */
+    LLVMValueRef copy = LLVMInstructionClone(call);
+    LLVMPositionBuilderBefore(b, cold_end);
+    LLVMSetCurrentDebugLocation2(b, own_loc);
+    LLVMInsertIntoBuilder(b, copy);
+    LLVMPositionBuilderBefore(b, copy);
+    LLVMSetCurrentDebugLocation2(b, loc);
     LLVMValueRef gate = LLVMBuildLoad2(b, in->i32, site, "gasp.site.gate");
     LLVMSetOrdering(gate, LLVMAtomicOrderingMonotonic);
     LLVMSetAlignment(gate, 4);
     LLVMValueRef open = LLVMBuildICmp(b, LLVMIntNE, gate, zero, "");
     LLVMBuildStore(b, LLVMBuildSelect(b, open, gate, LLVMConstInt(in->i32, INT32_MAX, 0), ""),
                    countdown);
-    LLVMValueRef slow_take = LLVMBuildAnd(b, guard, open, "");
-    LLVMValueRef slow_read = LLVMBuildSExt(b, gate, in->i64, "");
-    /* START here, off the hot path, which then needs no test before the
-     * call. */
-    LLVMValueRef payload[MAX_PAYLOAD] = {site, slow_read};
-    enter_guarded_block(in, slow_take, slow_end, loc);
+    LLVMValueRef sends = LLVMBuildAnd(b, tool, open, "gasp.site.on");
+    LLVMValueRef payload[MAX_PAYLOAD] = {site, LLVMBuildSExt(b, gate, in->i64, "gasp.site.read")};
+    enter_guarded_block(in, sends, copy, loc);
     build_notify(in, row->tag | GASP_PPW_SITE, GASP_START, place, payload,
-                 SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
-    LLVMBasicBlockRef slow = LLVMGetInstructionParent(slow_end);
+                 SITE_ARGS + build_payload(in, row, copy, 0, payload + SITE_ARGS));
+    enter_guarded_block(in, sends, cold_end, loc);
+    build_notify(in, row->tag | GASP_PPW_SITE, GASP_END, place, payload,
+                 SITE_ARGS + build_payload(in, row, copy, 1, payload + SITE_ARGS));
+    if (pmpi) {
+        select_mpi_entry(in, call, pmpi, tool, NULL);
+        select_mpi_entry(in, copy, pmpi, tool, sends);
+    }
 
-    LLVMPositionBuilderBefore(b, call);
-    LLVMTypeRef i1 = LLVMInt1TypeInContext(in->context);
-    LLVMBasicBlockRef from[] = {head, slow};
-    LLVMValueRef take = LLVMBuildPhi(b, i1, "gasp.site.on");
-    LLVMValueRef take_in[] = {LLVMConstInt(i1, 0, 0), slow_take};
-    LLVMAddIncoming(take, take_in, from, 2);
-    LLVMValueRef read = LLVMBuildPhi(b, in->i64, "gasp.site.read");
-    LLVMValueRef read_in[] = {LLVMConstInt(in->i64, 0, 0), slow_read};
-    LLVMAddIncoming(read, read_in, from, 2);
-    *gate_read = read;
-    return take;
+    /* The join: the result from whichever path ran. */
+    if (LLVMGetFirstUse(call)) {
+        LLVMBasicBlockRef join = LLVMGetSuccessor(hot_end, 0);
+        LLVMPositionBuilder(b, join, LLVMGetFirstInstruction(join));
+        LLVMSetCurrentDebugLocation2(b, loc);
+        LLVMValueRef result = LLVMBuildPhi(b, LLVMTypeOf(call), "");
+        LLVMReplaceAllUsesWith(call, result);
+        LLVMValueRef results[] = {call, copy};
+        LLVMBasicBlockRef from[] = {LLVMGetInstructionParent(hot_end),
+                                    LLVMGetInstructionParent(cold_end)};
+        LLVMAddIncoming(result, results, from, 2);
+    }
 }
 
 /* `fallback_loc` is for calls without a location of their own: in a
@@ -492,41 +534,23 @@ static void wrap_call(struct instrumenter *in, LLVMValueRef guard, const struct 
     LLVMMetadataRef loc = LLVMInstructionGetDebugLoc(call);
     if (!loc)
         loc = fallback_loc;
-    LLVMValueRef after = LLVMGetNextInstruction(call); /* calls never end a block */
-    LLVMValueRef payload[MAX_PAYLOAD];
     LLVMValueRef record = site_record(in);
-    payload[0] = record;
-    payload[1] = LLVMConstInt(in->i64, 1, 0);
-    unsigned tag = row->tag | GASP_PPW_SITE;
     LLVMValueRef pmpi = NULL;
+    in->calls++;
     if (site_may_go_quiet(row) &&
         (!ppw_gasp_tag_is_mpi(row->tag) || (pmpi = pmpi_entry(in, row, call)) != NULL)) {
-        LLVMPositionBuilderBefore(in->builder, call);
-        LLVMSetCurrentDebugLocation2(in->builder, loc);
-        LLVMValueRef tool = guard;
-        guard = site_guard(in, guard, row, call, record, &place, loc, &payload[1]);
-        if (pmpi) {
-            /* PMPI_X only for a call libppw's site did not send: MPI_X
-             * when START went out (the wrapper then passes it on), when
-             * libppw is absent (another PMPI tool may be there), and when
-             * the MPI library has no PMPI_X. */
-            LLVMBuilderRef b = in->builder;
-            LLVMValueRef callee = LLVMGetCalledValue(call);
-            LLVMValueRef no_pmpi = LLVMBuildIsNull(b, pmpi, "");
-            LLVMValueRef keep = LLVMBuildOr(
-                b, LLVMBuildOr(b, guard, LLVMBuildNot(b, tool, ""), ""), no_pmpi, "");
-            LLVMValueRef entry = LLVMBuildSelect(b, keep, callee, pmpi, "gasp.mpi.entry");
-            LLVMSetOperand(call, LLVMGetNumOperands(call) - 1, entry);
-        }
-    } else {
-        enter_guarded_block(in, guard, call, loc);
-        build_notify(in, tag, GASP_START, &place, payload,
-                     SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
+        wrap_quiet_call(in, guard, row, call, record, pmpi, &place, loc);
+        return;
     }
+    LLVMValueRef after = LLVMGetNextInstruction(call); /* calls never end a block */
+    LLVMValueRef payload[MAX_PAYLOAD] = {record, LLVMConstInt(in->i64, 1, 0)};
+    unsigned tag = row->tag | GASP_PPW_SITE;
+    enter_guarded_block(in, guard, call, loc);
+    build_notify(in, tag, GASP_START, &place, payload,
+                 SITE_ARGS + build_payload(in, row, call, 0, payload + SITE_ARGS));
     enter_guarded_block(in, guard, after, loc);
     build_notify(in, tag, GASP_END, &place, payload,
                  SITE_ARGS + build_payload(in, row, call, 1, payload + SITE_ARGS));
-    in->calls++;
 }
 
 /* GASP's funcsig: the source name, or the symbol for OpenMP outlined code

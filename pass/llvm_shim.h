@@ -88,6 +88,11 @@ unsigned ppw_di_scope_line(LLVMMetadataRef subprogram);
  * `before` (llvm::SplitBlockAndInsertIfThen) and returns the new block's
  * terminator, ahead of which the caller inserts the guarded code. */
 LLVMValueRef ppw_split_if_then(LLVMValueRef condition, LLVMValueRef before);
+/* The same with an else block: `if (condition) { then } else { else }`
+ * ahead of `before`, and the two new blocks' terminators (both branch to
+ * the block that starts at `before`). */
+void ppw_split_if_then_else(LLVMValueRef condition, LLVMValueRef before, LLVMValueRef *then_end,
+                            LLVMValueRef *else_end);
 
 /* Appends `function` to llvm.global_ctors with `priority`. */
 void ppw_append_global_ctor(LLVMModuleRef module, LLVMValueRef function, int priority);

@@ -327,6 +327,16 @@ extern "C" LLVMValueRef ppw_split_if_then(LLVMValueRef condition, LLVMValueRef b
     return wrap(SplitBlockAndInsertIfThen(unwrap(condition), inst->getIterator(), false));
 }
 
+extern "C" void ppw_split_if_then_else(LLVMValueRef condition, LLVMValueRef before,
+                                       LLVMValueRef *then_end, LLVMValueRef *else_end)
+{
+    auto *inst = unwrap<Instruction>(before);
+    Instruction *then_term = nullptr, *else_term = nullptr;
+    SplitBlockAndInsertIfThenElse(unwrap(condition), inst->getIterator(), &then_term, &else_term);
+    *then_end = wrap(then_term);
+    *else_end = wrap(else_term);
+}
+
 extern "C" void ppw_append_global_ctor(LLVMModuleRef module, LLVMValueRef function, int priority)
 {
     appendToGlobalCtors(*unwrap(module), unwrap<Function>(function), priority);

@@ -13,7 +13,7 @@
 // Every wrapped call has a site record, its gate open (ppw/gasp.h); an
 // allocation site also has its per-thread countdown.
 // CHECK: @__ppw_gasp_site{{[.0-9]*}} = private global { i32, i32 } { i32 1, i32 0 }, align 8
-// CHECK: @__ppw_gasp_countdown{{[.0-9]*}} = internal thread_local global i32 0
+// CHECK: @__ppw_gasp_countdown{{[.0-9]*}} = internal thread_local global i32 1
 // CHECK: @llvm.global_ctors = appending global {{.*}} { i32 101, ptr @__ppw_gasp_init, ptr null }
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -51,21 +51,30 @@ int main(int argc, char **argv)
     (void)argv;
     size_t n = (size_t)argc * 16;
     // malloc(size_t): START carries the size; END the size and the pointer.
-    // The site's countdown is stepped first; only when it runs out is the
-    // gate read (once, atomically), START sent, and the countdown reset.
-    // The call then sends END as START did, with the same site and gate.
+    // The site's countdown is stepped first, down to 0 (so that the
+    // decrement's own flags decide the branch), and the call as written is
+    // the hot path.  Only when the countdown runs out does a copy of the
+    // call run on the cold path: the gate read (once, atomically), the
+    // countdown reset, START, the call, END with the same site and gate.
+    // The two results meet in a phi.
     // CHECK: [[LEFT:%[0-9]+]] = load i32, ptr [[COUNTDOWN:@__ppw_gasp_countdown[.0-9]*]]
     // CHECK: [[NEXT:%[0-9]+]] = sub i32 [[LEFT]], 1
     // CHECK: store i32 [[NEXT]], ptr [[COUNTDOWN]]
-    // CHECK: [[DUE:%[0-9]+]] = icmp sle i32 [[NEXT]], 0
-    // CHECK: br i1 [[DUE]], label {{%[0-9]+}}, label [[JOIN:%[0-9]+]], {{.*}}!prof
+    // CHECK: [[DUE:%[0-9]+]] = icmp eq i32 [[NEXT]], 0
+    // CHECK: br i1 [[DUE]], label {{%[0-9]+}}, label %[[HOT:[0-9]+]], {{.*}}!prof
     // CHECK: [[GATE:%[0-9]+]] = load atomic i32, ptr [[SITE:@__ppw_gasp_site[.0-9]*]] monotonic
     // CHECK: store i32 {{%[0-9]+}}, ptr [[COUNTDOWN]]
     // CHECK: [[READ:%[0-9]+]] = sext i32 [[GATE]] to i64
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 0, ptr [[FILE]], i32 [[@LINE+4]], i32 20, ptr [[SITE]], i64 [[READ]], i64 [[SIZE:%[0-9]+]]), !dbg
-    // CHECK: [[PHI:%[0-9]+]] = phi i64 [ 0, {{%[0-9]+}} ], [ [[READ]], {{%[0-9]+}} ]
-    // CHECK: call {{.*}}ptr @malloc(i64 {{.*}}[[SIZE]])
-    // CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 1, ptr [[FILE]], i32 [[@LINE+1]], i32 20, ptr [[SITE]], i64 [[PHI]], i64 [[SIZE]], i64 {{[^,]+}}), !dbg
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 0, ptr [[FILE]], i32 [[@LINE+10]], i32 20, ptr [[SITE]], i64 [[READ]], i64 [[SIZE:%[0-9]+]]), !dbg
+    // CHECK: [[COLD:%[0-9]+]] = {{.*}}call {{.*}}ptr @malloc(i64 {{.*}}[[SIZE]])
+    // CHECK: @gasp_event_notify(ptr null, i32 1073742825, i32 1, ptr [[FILE]], i32 [[@LINE+8]], i32 20, ptr [[SITE]], i64 [[READ]], i64 [[SIZE]], i64 {{[^,]+}}), !dbg
+    // The hot path: the call alone.
+    // CHECK: [[HOT]]:
+    // CHECK-NEXT: [[WARM:%[0-9]+]] = {{.*}}call {{.*}}ptr @malloc(i64 {{.*}}[[SIZE]])
+    // CHECK-NEXT: br label
+    // CHECK: phi ptr [ [[WARM]], %[[HOT]] ], [ [[COLD]], {{%[0-9]+}} ]
+    // CHECK-NOT: @gasp_event_notify
+    // CHECK: load i32, ptr {{@__ppw_gasp_countdown[.0-9]*}}
     long *values = malloc(n * sizeof *values);
     // calloc(nmemb, size): two operands, then the pointer.
     // CHECK: @gasp_event_notify(ptr null, i32 1073742828, i32 0, ptr [[FILE]], i32 [[@LINE+3]], i32 19, ptr {{@__ppw_gasp_site[.0-9]*}}, i64 {{[^,]+}}, i64 [[NMEMB:%[0-9]+]], i64 8), !dbg
