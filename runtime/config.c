@@ -224,6 +224,11 @@ void ppw_config_load(void)
                "a count from 0 to 1000000 (0: none)",
                &sample);
     ppw_config.throttle_sample = (uint32_t)sample;
+    uint64_t sample_usec = 250;
+    get_number("PPW_THROTTLE_SAMPLE_USEC", 0, 1000000, NULL,
+               "microseconds from 0 to 1000000 (0: the spacing stays PPW_THROTTLE_SAMPLE)",
+               &sample_usec);
+    ppw_config.throttle_sample_gap_ns = sample_usec * 1000;
     uint64_t window = 1024 * 1024;
     get_number("PPW_BUFFER", 64 * 1024, 256 * 1024 * 1024, size_units,
                "a size from 64K to 256M", &window);

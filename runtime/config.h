@@ -36,6 +36,9 @@ struct ppw_config {
                                       allocation site is throttled */
     uint32_t throttle_sample;     /* PPW_THROTTLE_SAMPLE: 1 in K calls timed at a throttled
                                      allocation site; 0: none */
+    uint64_t throttle_sample_gap_ns; /* PPW_THROTTLE_SAMPLE_USEC * 1000: the spacing grows
+                                        past K so that a thread times a site's calls about
+                                        this far apart at most; 0: it stays K */
     size_t window;                /* PPW_BUFFER: bytes mapped per stream window */
     int verbose;                  /* PPW_VERBOSE */
     int record_all_env;           /* PPW_RECORD_ENV=all: run.ppw records the whole environment */

@@ -62,7 +62,13 @@ struct region_state {
     unsigned char *gate;    /* GASP_C_FUNC_GATED's enable switch, when given */
     struct ppw_gasp_site *site; /* the last call site seen in this region */
     bool allocation;            /* ... an allocation site: throttled sooner */
-    uint64_t sampled_calls, sampled_ns; /* calls timed 1 in about throttle_sample */
+    /* Calls timed after throttling at a quiet site, one a window of calls
+     * the compiled code let by (ppw/gasp.h): */
+    uint64_t sampled_calls, sampled_ns;
+    uint64_t sampled_weight;  /* the calls of the windows they closed (1 for the first) */
+    uint32_t last_window;     /* the window the last one opened: the gate it read */
+    uint32_t spacing;         /* this thread's mean window here; 0 until timed (K) */
+    uint64_t last_sampled_ns; /* when the last one ended */
 };
 
 struct cache_entry {
@@ -104,6 +110,7 @@ struct ppw_measure_thread {
     unsigned depth; /* callpath depth */
     uint64_t throttle_calls, throttle_ns, throttle_alloc_calls;
     uint32_t throttle_sample; /* 0: throttled allocation sites go quiet */
+    uint64_t throttle_sample_gap_ns;
     /* The sampled calls open on this thread, innermost last (a sampled
      * parallel region may hold a sampled lock); deeper ones go untimed. */
     struct {
@@ -490,20 +497,30 @@ static void throttle_update(struct ppw_measure_thread *m, struct region_state *r
     s = slot_at(m, r->throttle_slot - 1);
     s->calls_after = r->calls_after;
     if (r->sampled_calls) {
-        s->sample_period = m->throttle_sample;
+        /* The mean window: the closed ones, and half the open one. */
+        uint64_t calls = r->sampled_weight + r->last_window / 2;
+        uint64_t period = (calls + r->sampled_calls / 2) / r->sampled_calls;
+        s->sample_period = period < 2 ? 2 : period > PPW_THROTTLE_SAMPLE_MAX ? PPW_THROTTLE_SAMPLE_MAX
+                                                                             : period;
         s->sampled_calls = r->sampled_calls;
         s->sampled_ns = r->sampled_ns;
     }
 }
 
-/* An allocation site's gate after throttling: one call in about
- * throttle_sample, spaced at random in [K/2, 3K/2) so that no loop's
- * period aliases with it; 0 (quiet) when sampling is off. */
-static void gate_sampled(struct ppw_measure_thread *m, struct ppw_gasp_site *site)
+/* The largest mean spacing: the largest window drawn, 3/2 of it, stays
+ * within what a run's reader accepts as a mean. */
+#define SPACING_MAX (PPW_THROTTLE_SAMPLE_MAX / 3 * 2)
+
+/* A throttled site's gate: one call in about the region's spacing on this
+ * thread (at first throttle_sample), drawn at random in [K/2, 3K/2) so
+ * that no loop's period aliases with it; 0 (quiet) when sampling is off. */
+static void gate_sampled(struct ppw_measure_thread *m, const struct region_state *r,
+                         struct ppw_gasp_site *site)
 {
     int gate = 0;
     if (m->throttle_sample > 1) {
-        gate = (int)(m->throttle_sample / 2 + ppw_xorshift64(&m->gate_rng) % m->throttle_sample);
+        uint32_t k = r->spacing ? r->spacing : m->throttle_sample;
+        gate = (int)(k / 2 + ppw_xorshift64(&m->gate_rng) % k);
         if (gate < 2)
             gate = 2;
     } else if (m->throttle_sample == 1) {
@@ -521,7 +538,7 @@ static void throttle(struct ppw_measure_thread *m, struct region_state *r, uint3
     if (r->gate && !m->scratch)
         __atomic_store_n(r->gate, 0, __ATOMIC_RELAXED);
     if (r->site && !m->scratch)
-        gate_sampled(m, r->site);
+        gate_sampled(m, r, r->site);
     throttle_update(m, r, region);
     if (!m->scratch && ppw_regions_claim_note(region))
         ppw_runfile_note(0, "throttled region %s after %llu calls, mean %llu ns (thread %u)",
@@ -757,12 +774,30 @@ static void trace_event(struct ppw_measure_thread *m, uint32_t region, gasp_evtt
         ppw_stream_commit(m->trace);
 }
 
+/* A hot site's spacing grows with its rate: the window just closed took
+ * `now - last_sampled_ns`, so that many calls a gap apart come at
+ * last_window x gap / elapsed.  A thread then times a site's calls about
+ * a gap apart at most (PPW_THROTTLE_SAMPLE_USEC), never more than 1 in
+ * throttle_sample, whatever the site's rate: a malloc site of 50M calls a
+ * second would otherwise cost a timed call every 20 us.  The estimate
+ * stays exact, as every timed call adds the window it closed. */
+static void space_sampled_calls(struct ppw_measure_thread *m, struct region_state *r,
+                                uint64_t now)
+{
+    if (!m->throttle_sample_gap_ns || !r->last_window || now <= r->last_sampled_ns ||
+        !r->last_sampled_ns)
+        return;
+    uint64_t k = (uint64_t)r->last_window * m->throttle_sample_gap_ns / (now - r->last_sampled_ns);
+    r->spacing = k < m->throttle_sample ? m->throttle_sample : k > SPACING_MAX ? SPACING_MAX
+                                                                              : (uint32_t)k;
+}
+
 /* A call at a throttled site let through 1 in about throttle_sample
  * (ppw/gasp.h): timed apart from the region's timers, which it must not
  * skew, and not pushed, as a throttled call is not (what runs inside it
  * belongs to its caller's frame). */
 static void sampled_call(struct ppw_measure_thread *m, struct region_state *r, uint32_t region,
-                         gasp_evttype_t type, struct ppw_gasp_site *site)
+                         gasp_evttype_t type, struct ppw_gasp_site *site, int64_t window)
 {
     if (type == GASP_START) {
         if (m->nsampled < SAMPLED_DEPTH) {
@@ -780,6 +815,10 @@ static void sampled_call(struct ppw_measure_thread *m, struct region_state *r, u
     uint64_t now = ppw_now_ns(), start = m->sampled[top].start;
     r->sampled_calls++;
     r->sampled_ns += now > start ? now - start : 0;
+    r->sampled_weight += r->last_window ? r->last_window : 1;
+    space_sampled_calls(m, r, now);
+    r->last_window = window > UINT32_MAX ? UINT32_MAX : (uint32_t)window;
+    r->last_sampled_ns = now;
     if (!r->throttle_slot && !r->throttled)
         r->mean_ns = r->calls ? r->incl_sum / r->calls : 0;
     struct frame *p = &m->stack[m->top];
@@ -787,7 +826,7 @@ static void sampled_call(struct ppw_measure_thread *m, struct region_state *r, u
     p->rec_child++;
     p->rec_desc++;
     r->site = site;
-    gate_sampled(m, site); /* the next spacing */
+    gate_sampled(m, r, site); /* the next window */
     throttle_update(m, r, region);
 }
 
@@ -838,14 +877,14 @@ enum ppw_probe_kind ppw_measure_event(struct ppw_thread *t, unsigned int tag, ga
         return PPW_PROBE_OTHER;
     if (site && !m->scratch) {
         if (gate_read > 1) {
-            sampled_call(m, r, region, type, site);
+            sampled_call(m, r, region, type, site, gate_read);
             return PPW_PROBE_OTHER;
         }
         r->site = site;
         r->allocation = is_allocation(ti);
         /* Another site of a region this thread throttled: sample it too. */
         if (r->throttled && m->throttle_sample != 1)
-            gate_sampled(m, site);
+            gate_sampled(m, r, site);
     }
     if (gate) {
         r->gate = gate;
@@ -1005,6 +1044,7 @@ static struct ppw_measure_thread *state_new(struct ppw_thread *t, int scratch)
     m->throttle_calls = scratch ? 0 : ppw_config.throttle_calls;
     m->throttle_ns = ppw_config.throttle_ns;
     m->throttle_sample = ppw_config.throttle_sample;
+    m->throttle_sample_gap_ns = ppw_config.throttle_sample_gap_ns;
     m->throttle_alloc_calls = ppw_config.throttle_alloc_calls;
     m->gate_rng = ((uint64_t)(uintptr_t)m ^ ppw_now_ns()) | 1; /* xorshift: never 0 */
     m->prof.fd = -1;

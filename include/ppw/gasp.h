@@ -100,7 +100,9 @@ unsigned int gasp_create_event(gasp_context_t context, const char *name, const c
  *   1      every call;
  *   K > 1  about one call in K: a per-thread countdown in the program
  *          counts the site's calls and is reset to the gate it read at
- *          each call it lets through; the tool weighs such calls by K.
+ *          each call it lets through, which carries that gate_read; the
+ *          tool weighs such a call by the window it closes (the
+ *          gate_read of the thread's previous one).
  * The tool may change `gate` at any time (relaxed atomic stores). */
 #define GASP_PPW_SITE 0x40000000u
 struct ppw_gasp_site {

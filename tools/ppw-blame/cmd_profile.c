@@ -53,7 +53,7 @@ struct throttled {
     double mean_sum; /* sum of mean_ns * calls_before, for the weighted mean (compensated
                         when calibrated, as every time below) */
     /* Allocation sites sampled after throttling (run format 1.6). */
-    uint64_t sample_period; /* the largest of the threads' */
+    uint64_t sample_period; /* the mean window a sampled call stood for, all threads */
     uint64_t sampled_calls, sampled_ns; /* sampled_ns compensated when calibrated */
     double calls_untimed; /* after throttling, estimated (ppw_run_throttle_calls) */
     double untimed_ns;    /* their inclusive time, compensated when calibrated */
@@ -241,9 +241,13 @@ static int collect_throttled(struct profile *p)
             last->calls_before += all[i].calls_before;
             last->calls_after += all[i].calls_after;
             last->mean_sum += all[i].mean_sum;
-            if (all[i].sample_period > last->sample_period)
-                last->sample_period = all[i].sample_period;
-            last->sampled_calls += all[i].sampled_calls;
+            uint64_t sampled = last->sampled_calls + all[i].sampled_calls;
+            if (sampled) /* the threads' windows, weighed by their sampled calls */
+                last->sample_period =
+                    (uint64_t)llround(((double)last->sample_period * (double)last->sampled_calls +
+                                       (double)all[i].sample_period * (double)all[i].sampled_calls) /
+                                      (double)sampled);
+            last->sampled_calls = sampled;
             last->sampled_ns += all[i].sampled_ns;
             last->calls_untimed += all[i].calls_untimed;
             last->untimed_ns += all[i].untimed_ns;

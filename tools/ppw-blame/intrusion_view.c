@@ -69,11 +69,14 @@ static void text_totals(FILE *out, const struct ppw_intrusion *in)
     if (in->probes_sampled)
         fprintf(out,
                 "throttled call sites (allocation sites after %" PRIu64 " calls, others after %" PRIu64
-                "): then 1 call in about %" PRIu64
-                " timed (PPW_THROTTLE_SAMPLE): %" PRIu64 " pairs timed so; about %" PRIu64
+                "): then 1 call in about %.0f timed (1 in %" PRIu64
+                " or fewer: PPW_THROTTLE_SAMPLE, PPW_THROTTLE_SAMPLE_USEC): %" PRIu64
+                " pairs timed so; about %" PRIu64
                 " calls between them stayed in the program's code (a few instructions each, not "
                 "measured)\n",
                 in->run->config.throttle_alloc_calls, in->run->config.throttle_calls,
+                ((double)in->calls_skipped + (double)in->probes_sampled) /
+                    (double)in->probes_sampled,
                 in->run->config.throttle_sample, in->probes_sampled, in->calls_skipped);
     fprintf(out, "sampler: %" PRIu64 " samples, %.3f us%s\n", in->samples, in->sampler_ns / 1000.0,
             sampler[in->sampler]);
