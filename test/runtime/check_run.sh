@@ -1341,9 +1341,11 @@ case_modes() {
 # default), a thread times a site's calls about 250 us apart: the node
 # loops make 1000 calls a round per thread in tens of microseconds, a few
 # million calls a second even under ASan, so the mean window is well over
-# 200 (about rate x 250 us).  The estimate is still exact but for the last
-# window, at most 1.5 x its mean per thread: within 3 x sample_period, plus
-# the rounding, of 400,000.
+# 200 (about rate x 250 us).  The estimate is still exact but for each
+# thread's last window, counted half: at most 0.75 x the thread's latest
+# spacing, which a change of rate (a preemption, a slow phase under ASan)
+# can make a few times the mean; so the check allows 6 x sample_period for
+# the two threads, plus the rounding (0.5 a sampled call).
 case_alloc() {
     plugin_loadable || skip "an ASan-built plugin cannot load into clang"
     "$clang" -g -O2 -fopenmp "$programs/alloc_sites.c" -o alloc_sites.plain ||
@@ -1372,7 +1374,7 @@ case_alloc() {
             and .[0].sample_period > 200 and .[0].estimated) | all" g.json
     check "spacing by time: their estimated calls are 400,000 within the last windows" \
         "$profile_sites [site($node_malloc)[0], site($node_free)[0]]
-            | map((.calls - 400000 | length) <= 3 * .sample_period + .sampled_calls) | all" g.json
+            | map((.calls - 400000 | length) <= 6 * .sample_period + .sampled_calls) | all" g.json
     check "the table sites are exact, never throttled" \
         "$profile_sites (site($table_calloc) + site($table_free) | length == 0)
             and exact($table_calloc) == 200 and exact($table_free) == 200" a.json
