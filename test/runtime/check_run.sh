@@ -1342,8 +1342,8 @@ case_modes() {
 # loops make 1000 calls a round per thread in tens of microseconds, a few
 # million calls a second even under ASan, so the mean window is well over
 # 200 (about rate x 250 us).  The estimate is exact but for each thread's
-# last window, counted half: here within 1.2 mean windows (about 1.5%) in
-# 38 of 40 runs, 3.2 in one, and once, under ASan, 8.9 (6% low,
+# last window, counted half: here within 2.5 mean windows (about 3%) in
+# 42 of 44 runs, 3.2 in one, and once, under ASan, 8.9 (6% low,
 # unexplained).  A lost or uncounted weight would put it off by orders of
 # magnitude; the check allows 10%.
 case_alloc() {
