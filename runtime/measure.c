@@ -788,6 +788,12 @@ static void space_sampled_calls(struct ppw_measure_thread *m, struct region_stat
         !r->last_sampled_ns)
         return;
     uint64_t k = (uint64_t)r->last_window * m->throttle_sample_gap_ns / (now - r->last_sampled_ns);
+    /* Growing at most twofold a window: one fast window (the thread's
+     * partner preempted, say) does not make the next one, whose calls the
+     * estimate may count only half, many times too long. */
+    uint64_t most = 2 * (uint64_t)(r->spacing ? r->spacing : m->throttle_sample);
+    if (k > most)
+        k = most;
     r->spacing = k < m->throttle_sample ? m->throttle_sample : k > SPACING_MAX ? SPACING_MAX
                                                                               : (uint32_t)k;
 }
