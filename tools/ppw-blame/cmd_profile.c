@@ -241,13 +241,7 @@ static int collect_throttled(struct profile *p)
             last->calls_before += all[i].calls_before;
             last->calls_after += all[i].calls_after;
             last->mean_sum += all[i].mean_sum;
-            uint64_t sampled = last->sampled_calls + all[i].sampled_calls;
-            if (sampled) /* the threads' windows, weighed by their sampled calls */
-                last->sample_period =
-                    (uint64_t)llround(((double)last->sample_period * (double)last->sampled_calls +
-                                       (double)all[i].sample_period * (double)all[i].sampled_calls) /
-                                      (double)sampled);
-            last->sampled_calls = sampled;
+            last->sampled_calls += all[i].sampled_calls;
             last->sampled_ns += all[i].sampled_ns;
             last->calls_untimed += all[i].calls_untimed;
             last->untimed_ns += all[i].untimed_ns;
@@ -256,6 +250,11 @@ static int collect_throttled(struct profile *p)
         }
     }
     for (size_t i = 0; i < merged; i++) {
+        /* The mean window over the threads: the calls the sampled ones
+         * stood for (ppw_run_throttle_calls), over their number. */
+        if (all[i].sampled_calls)
+            all[i].sample_period = (uint64_t)llround(
+                (all[i].calls_untimed - (double)all[i].calls_after) / (double)all[i].sampled_calls);
         size_t first = 0, rows = region_rows(p, all[i].region, &first);
         for (size_t k = first; k < first + rows; k++) {
             all[i].recorded += p->rows[k].t.count;
