@@ -187,7 +187,7 @@ static int control(int on)
     if (t) {
         previous = t->measuring;
         if (previous != (on != 0))
-            ppw_sampler_flush(t); /* buffered samples: taken before the switch */
+            ppw_sampler_context_change(t); /* buffered samples: taken before the switch */
         t->measuring = on != 0;
         leave(t);
     }

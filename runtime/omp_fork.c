@@ -388,7 +388,7 @@ static struct ppw_thread *region_enter(uint32_t tag)
     if (!t)
         return NULL;
     int saved = errno;
-    ppw_sampler_flush(t); /* the samples so far belong to the context ending */
+    ppw_sampler_context_change(t); /* the samples so far belong to the context ending */
     if (t->region_lingers) {
         pop_tag(t);
         t->region_lingers = 0;
@@ -414,7 +414,7 @@ static void region_leave(struct ppw_thread *t, int forked_here)
         return;
     }
     int saved = errno;
-    ppw_sampler_flush(t);
+    ppw_sampler_context_change(t);
     pop_tag(t);
     errno = saved;
 }

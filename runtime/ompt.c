@@ -91,7 +91,8 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         task_data->value = t->root_tag;
         return;
     }
-    ppw_sampler_flush(t); /* the samples so far belong to the context ending or enclosing */
+    /* the samples so far belong to the context ending or enclosing */
+    ppw_sampler_context_change(t);
     if (endpoint == ompt_scope_begin) {
         if (t->tag_depth < PPW_TAG_STACK_MAX)
             t->tag_stack[t->tag_depth] = t->spawn_tag;
@@ -142,7 +143,7 @@ static void on_task_schedule(ompt_data_t *prior_task_data, ompt_task_status_t pr
         record(t, instance_of(prior_task_data->value), (uint32_t)prior_task_data->value,
                PPW_OMP_END);
     if (next_task_data) {
-        ppw_sampler_flush(t);
+        ppw_sampler_context_change(t);
         t->spawn_tag = (uint32_t)next_task_data->value;
         if (next_task_data->value & EXPLICIT_TASK)
             record(t, instance_of(next_task_data->value), (uint32_t)next_task_data->value,

@@ -54,6 +54,11 @@
 #define BLOCK_FIRST 512
 #define BLOCK_LAST 8192
 #define SAMPLE_ROOM 28     /* a SPAWN entry and the wider sample entry */
+/* Context changes a ring's samples may span before it is read: a program
+ * that changes context more often than this between two drain timers
+ * (short OpenMP regions) has its ring read at every CONTEXT_MARKS-th
+ * change after a sample instead. */
+#define CONTEXT_MARKS 32
 
 struct stack_slot {
     uint64_t hash;
@@ -82,9 +87,23 @@ struct ppw_stack_table {
     uint64_t own_begin_ns, own_end_ns;
     uint64_t own_signal_sp; /* its signal's interrupted stack pointer; 0: not in a handler */
     uint64_t own_weight;    /* their time, for the next sample of the program */
+    /* The thread's context changes since its ring was last emptied: each
+     * mark holds the context that ended at until_ns, so that a buffered
+     * sample gets the context it was taken in without a reading of the
+     * ring at every change (ppw_sampler_context_change). */
+    struct context_mark {
+        uint64_t until_ns; /* CLOCK_MONOTONIC, as the samples' times */
+        uint32_t spawn_tag;
+        uint32_t measuring;
+    } marks[CONTEXT_MARKS];
+    uint32_t marks_next;   /* marks written ever; the next is marks[marks_next % CONTEXT_MARKS] */
+    uint32_t marks_unread; /* written since the ring was last emptied, or more (a drain's
+                              signal may land between a mark and its count) */
     struct stack_slot slots[STACK_SLOTS];
-    struct ppw_leaf_rules leaf_rules; /* the ring reader's (leaf.h) */
 };
+
+/* The ring readers' unwind rules, one table for every thread (leaf.h). */
+static struct ppw_leaf_rules *leaf_rules;
 
 /* The ring sampler (PPW_SAMPLER=ring; docs/runtime.md, "The ring sampler"):
  * the kernel writes each sample, with its call chain from the frame
@@ -241,11 +260,12 @@ PPW_SIGSAFE static void drop(struct ppw_thread *t, enum ppw_drop_reason why)
 }
 
 /* A sample entry naming stack id (0: the stack could not be written),
- * after a SPAWN entry when the spawn context changed.  12 bytes, or 20
+ * taken in spawn context `spawn`, after a SPAWN entry when the block's
+ * context changes there.  12 bytes, or 20
  * when the weight or the delta needs 64 bits.  0, or -1 when dropped for
  * lack of space. */
 PPW_SIGSAFE static int append_sample(struct ppw_thread *t, uint32_t id, uint64_t weight,
-                                     uint64_t time_ns)
+                                     uint64_t time_ns, uint32_t spawn)
 {
     struct ppw_stack_table *table = t->stacks;
     uint8_t *at = id ? block_room(t, SAMPLE_ROOM, time_ns) : NULL;
@@ -253,7 +273,6 @@ PPW_SIGSAFE static int append_sample(struct ppw_thread *t, uint32_t id, uint64_t
         drop(t, PPW_DROP_NO_SPACE);
         return -1;
     }
-    uint32_t spawn = t->spawn_tag;
     if (spawn != table->block_spawn) {
         put_u32(at, (uint32_t)PPW_BLOCK_SPAWN << PPW_BLOCK_KIND_SHIFT);
         put_u32(at + 4, spawn);
@@ -321,7 +340,8 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         }
         uint64_t pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
         uint16_t flags = PPW_STACK_LEAF_PC | PPW_STACK_UNWALKED;
-        if (append_sample(t, stack_id(t, &pc, 1, flags, start_ns), weight, start_ns) == 0)
+        if (append_sample(t, stack_id(t, &pc, 1, flags, start_ns), weight, start_ns,
+                          t->spawn_tag) == 0)
             t->samples.header->handler_ns += ppw_now_ns() - start_ns;
         return;
     }
@@ -351,7 +371,8 @@ PPW_SIGSAFE static void record_sample(struct ppw_thread *t, const ucontext_t *uc
         if (count > ppw_config.max_frames)
             count = ppw_config.max_frames;
     }
-    if (append_sample(t, stack_id(t, t->walk + first, count, flags, start_ns), weight, start_ns) == 0)
+    if (append_sample(t, stack_id(t, t->walk + first, count, flags, start_ns), weight, start_ns,
+                      t->spawn_tag) == 0)
         t->samples.header->handler_ns += ppw_now_ns() - start_ns;
 }
 
@@ -370,7 +391,8 @@ void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int
             flags |= PPW_STACK_TRUNCATED;
         }
         uint64_t now = ppw_now_ns();
-        if (append_sample(t, stack_id(t, frames, count, flags, now), weight, now) != 0)
+        if (append_sample(t, stack_id(t, frames, count, flags, now), weight, now, t->spawn_tag) !=
+            0)
             return;
     }
 }
@@ -472,6 +494,23 @@ PPW_SIGSAFE static int taken_in_reading(const struct ring_reader *reader,
            below_signal_frame(sp, table->own_signal_sp);
 }
 
+/* The context a sample of time_ns was taken in: the oldest mark that
+ * ended after it, or NULL when none did (the thread's context now).
+ * Marks from before the ring was last emptied ended before any sample
+ * still in it, so none of them is found. */
+PPW_SIGSAFE static const struct context_mark *context_at(const struct ppw_stack_table *table,
+                                                        uint64_t time_ns)
+{
+    uint32_t next = __atomic_load_n(&table->marks_next, __ATOMIC_ACQUIRE);
+    uint32_t count = next < CONTEXT_MARKS ? next : CONTEXT_MARKS;
+    for (uint32_t i = next - count; i != next; i++) {
+        const struct context_mark *mark = &table->marks[i % CONTEXT_MARKS];
+        if (mark->until_ns >= time_ns)
+            return mark;
+    }
+    return NULL;
+}
+
 /* A record from the thread's ring, on the thread that reads it. */
 PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *arg)
 {
@@ -495,7 +534,8 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
     struct ppw_stack_table *table = t->stacks;
     uint64_t weight = (uint64_t)((double)(s.count - table->ring_count) * reader->scale + 0.5);
     table->ring_count = s.count;
-    if (!t->measuring) {
+    const struct context_mark *mark = context_at(table, s.time_ns);
+    if (!(mark ? mark->measuring != 0 : t->measuring != 0)) {
         drop(t, PPW_DROP_PAUSED);
         return;
     }
@@ -531,7 +571,7 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
         struct ppw_leaf_sample leaf = {s.regs[2], s.regs[1], s.regs[0], s.stack, s.stack_size};
         int cut = 0;
         repaired = ppw_leaf_repair(&leaf, chain, n, frames, PPW_MAX_FRAMES_LIMIT, &cut,
-                                   &table->leaf_rules);
+                                   leaf_rules);
         if (cut)
             flags |= PPW_STACK_TRUNCATED;
     }
@@ -544,7 +584,8 @@ PPW_SIGSAFE static void on_ring_record(const struct perf_event_header *h, void *
         n = ppw_config.max_frames;
         flags |= PPW_STACK_TRUNCATED;
     }
-    append_sample(t, stack_id(t, frames, n, flags, s.time_ns), weight, s.time_ns);
+    append_sample(t, stack_id(t, frames, n, flags, s.time_ns), weight, s.time_ns,
+                  mark ? mark->spawn_tag : t->spawn_tag);
 }
 
 static int perf_fd_is_ours(const struct ppw_thread *t);
@@ -601,6 +642,8 @@ PPW_SIGSAFE static void ring_drain(struct ppw_thread *t, uint64_t begin_ns, uint
         table->read_cpu_ns = cpu_now;
     }
     ppw_ring_read(&table->ring, RING_READ_LIMIT, on_ring_record, &reader);
+    if (!ppw_ring_pending(&table->ring))
+        table->marks_unread = 0; /* the marks so far are for no sample to come */
     ppw_signals_restore(&saved);
     uint64_t end_ns = ppw_now_ns();
     t->samples.header->handler_ns += end_ns - start_ns;
@@ -621,6 +664,26 @@ void ppw_sampler_flush(struct ppw_thread *t)
     for (int i = 0; i < 1000 && __atomic_load_n(&t->stacks->ring_busy, __ATOMIC_ACQUIRE); i++)
         sched_yield();
     ring_drain(t, 0, 0);
+}
+
+void ppw_sampler_context_change(struct ppw_thread *t)
+{
+    if (!ring_mode || !t->ready || !t->stacks || !ppw_ring_pending(&t->stacks->ring))
+        return;
+    struct ppw_stack_table *table = t->stacks;
+    if (table->marks_unread >= CONTEXT_MARKS) {
+        /* the oldest mark may still be wanted: read the ring instead */
+        ppw_sampler_flush(t);
+        return;
+    }
+    /* The drain timer's handler may read the ring between any two of
+     * these stores: a mark not yet counted in marks_next is one it needs
+     * not (its samples, taken before the change, get the context now). */
+    uint32_t at = table->marks_next;
+    table->marks[at % CONTEXT_MARKS] =
+        (struct context_mark){ppw_now_ns(), t->spawn_tag, (uint32_t)t->measuring};
+    __atomic_store_n(&table->marks_next, at + 1, __ATOMIC_RELEASE);
+    table->marks_unread++;
 }
 
 void ppw_sampler_flush_other(struct ppw_thread *t)
@@ -990,6 +1053,9 @@ int ppw_sampler_init(void)
     if (source == PPW_METRIC_PERF_TASK_CLOCK) {
         ring_mode = 1;
         ppw_leaf_init();
+        void *rules = mmap(NULL, sizeof *leaf_rules, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        leaf_rules = rules == MAP_FAILED ? NULL : rules; /* none: libunwind at every repair */
         ppw_signals_guard_fatal();
     }
     TRY(choice != PPW_SAMPLER_TIMER, try_perf, PPW_METRIC_PERF_TASK_CLOCK)

@@ -36,11 +36,15 @@ void ppw_sampler_thread_abandon(struct ppw_thread *t);
  * Call with t->walking still set. */
 void ppw_sampler_take_deferred(struct ppw_thread *t, const uint64_t *frames, int n);
 
-/* The ring sampler (PPW_SAMPLER=ring) buffers t's samples in the kernel:
- * this records them now, with t's spawn context, which must not change
- * before they are read.  Call on t, before each change of t->spawn_tag and
- * anything else that must see t's samples so far.  Cheap (a load) when
- * nothing is buffered, and nothing at all without the ring sampler. */
+/* The ring sampler (PPW_SAMPLER=ring) buffers t's samples in the kernel,
+ * and records them when it reads them.  Call on t before each change of
+ * t->spawn_tag or t->measuring: it notes when the context now in force
+ * ends, so that the samples taken before get it (a clock read; a load
+ * when nothing is buffered, nothing at all without the ring sampler; a
+ * reading of the ring, as ppw_sampler_flush, when the notes are full). */
+void ppw_sampler_context_change(struct ppw_thread *t);
+/* Records t's buffered samples now, on t: before anything that must see
+ * them in the samples file (the thread's end, execve). */
 void ppw_sampler_flush(struct ppw_thread *t);
 /* The same for another thread, at process exit, under the registry lock
  * (ppw_thread_end_others): a thread still running keeps its samples. */

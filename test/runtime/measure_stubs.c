@@ -99,7 +99,7 @@ uint64_t ppw_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void ppw_sampler_flush(struct ppw_thread *t)
+void ppw_sampler_context_change(struct ppw_thread *t)
 {
     (void)t; /* no ring sampler here */
 }
