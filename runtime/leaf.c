@@ -27,6 +27,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 #define LEAF_STEPS 48  /* frames unwound at most before the kernel's chain must take over */
 #define LEAF_RANGES 32 /* readable segments of the modules looked up in one unwind */
 
+_Static_assert(sizeof(struct ppw_leaf_rule) == 32, "a set of rules in two cache lines");
+
 struct range {
     uint64_t lo, hi;
 };
@@ -35,6 +37,7 @@ struct leaf_arg {
     const struct ppw_leaf_sample *sample;
     struct range ranges[LEAF_RANGES];
     int nranges;
+    int last_range; /* where the last read fell (ranges[0] empty before any) */
     /* The kernel's chain and where it read each return address: a stack
      * word beyond the copy is known when it is one of those slots. */
     const uint64_t *chain, *kernel_slot;
@@ -92,11 +95,18 @@ PPW_SIGSAFE static int find_module(struct dl_phdr_info *info, size_t size, void 
     return 1;
 }
 
-PPW_SIGSAFE static int readable(const struct leaf_arg *arg, uint64_t addr, uint64_t len)
+PPW_SIGSAFE static int readable(struct leaf_arg *arg, uint64_t addr, uint64_t len)
 {
+    /* libunwind reads a module's unwind tables a word at a time, through
+     * access_mem: most reads fall in the segment of the one before */
+    const struct range *last = &arg->ranges[arg->last_range];
+    if (addr >= last->lo && addr + len <= last->hi && addr + len > addr)
+        return 1;
     for (int i = 0; i < arg->nranges; i++)
-        if (addr >= arg->ranges[i].lo && addr + len <= arg->ranges[i].hi && addr + len > addr)
+        if (addr >= arg->ranges[i].lo && addr + len <= arg->ranges[i].hi && addr + len > addr) {
+            arg->last_range = i;
             return 1;
+        }
     return 0;
 }
 
@@ -420,20 +430,69 @@ PPW_SIGSAFE static uint64_t rule_key(uint64_t ip, uint32_t frame)
     return frame == 0 ? ip : ip - 1;
 }
 
-/* The rule for key, or the slot to learn it in: a set of RULE_WAYS slots
- * per hash, the empty one or a pseudo-random one when all are taken (a
- * malloc-heavy run sampled 310 distinct leaf addresses in 1,263 samples,
- * which one slot per hash kept evicting). */
+/* Key's set of RULE_WAYS slots (a malloc-heavy run sampled 310 distinct
+ * leaf addresses in 1,263 samples, which one slot per hash kept
+ * evicting). */
 enum { RULE_WAYS = 4 };
-PPW_SIGSAFE static struct ppw_leaf_rule *rule_slot(struct ppw_leaf_rules *rules, uint64_t key)
+PPW_SIGSAFE static struct ppw_leaf_rule *rule_set(struct ppw_leaf_rules *rules, uint64_t key)
 {
     uint64_t h = key * 0x9e3779b97f4a7c15ull;
-    struct ppw_leaf_rule *set =
-        &rules->slot[((h >> 32) & (PPW_LEAF_RULES / RULE_WAYS - 1)) * RULE_WAYS];
-    for (int i = 0; i < RULE_WAYS; i++)
-        if (set[i].key == key || set[i].key == 0)
-            return &set[i];
-    return &set[(h >> 20) & (RULE_WAYS - 1)];
+    return &rules->slot[((h >> 32) & (PPW_LEAF_RULES / RULE_WAYS - 1)) * RULE_WAYS];
+}
+
+/* A consistent copy of key's rule into *out: 1 when the table holds one
+ * learned under `unloads`. */
+PPW_SIGSAFE static int rule_load(struct ppw_leaf_rules *rules, uint64_t key, uint16_t unloads,
+                                 struct ppw_leaf_rule *out)
+{
+    struct ppw_leaf_rule *set = rule_set(rules, key);
+    for (int i = 0; i < RULE_WAYS; i++) {
+        struct ppw_leaf_rule *slot = &set[i];
+        uint32_t seq = __atomic_load_n(&slot->seq, __ATOMIC_ACQUIRE);
+        if ((seq & 1) || __atomic_load_n(&slot->key, __ATOMIC_RELAXED) != key)
+            continue;
+        out->key = key;
+        out->span = __atomic_load_n(&slot->span, __ATOMIC_RELAXED);
+        out->cfa_off = __atomic_load_n(&slot->cfa_off, __ATOMIC_RELAXED);
+        out->bp_save = __atomic_load_n(&slot->bp_save, __ATOMIC_RELAXED);
+        out->base = __atomic_load_n(&slot->base, __ATOMIC_RELAXED);
+        out->unloads = __atomic_load_n(&slot->unloads, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&slot->seq, __ATOMIC_RELAXED) != seq)
+            return 0; /* a writer changed it meanwhile */
+        return out->unloads == unloads;
+    }
+    return 0;
+}
+
+/* Writes *value (its key set) as its key's rule: over the key's slot, an
+ * empty or stale one, else a pseudo-random one of the set.  Nothing when
+ * another writer holds that slot: the rule is learned at a later sighting. */
+PPW_SIGSAFE static void rule_store(struct ppw_leaf_rules *rules, const struct ppw_leaf_rule *value)
+{
+    struct ppw_leaf_rule *set = rule_set(rules, value->key), *slot = NULL;
+    for (int i = 0; i < RULE_WAYS && !slot; i++)
+        if (__atomic_load_n(&set[i].key, __ATOMIC_RELAXED) == value->key)
+            slot = &set[i];
+    for (int i = 0; i < RULE_WAYS && !slot; i++)
+        if (__atomic_load_n(&set[i].key, __ATOMIC_RELAXED) == 0 ||
+            __atomic_load_n(&set[i].unloads, __ATOMIC_RELAXED) != value->unloads)
+            slot = &set[i];
+    if (!slot)
+        slot = &set[((value->key * 0x9e3779b97f4a7c15ull) >> 20) & (RULE_WAYS - 1)];
+    uint32_t seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
+    if ((seq & 1) ||
+        !__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return;
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+    __atomic_store_n(&slot->key, value->key, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->span, value->span, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->cfa_off, value->cfa_off, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->bp_save, value->bp_save, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->base, value->base, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->unloads, value->unloads, __ATOMIC_RELAXED);
+    __atomic_store_n(&slot->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 PPW_SIGSAFE static int read_word(struct leaf_arg *arg, uint64_t addr, uint64_t *value)
@@ -447,21 +506,22 @@ PPW_SIGSAFE static int read_word(struct leaf_arg *arg, uint64_t addr, uint64_t *
 
 /* The caller of frame (ip, sp, bp) by its rule: 1, or 0 at the outermost
  * frame, -1 when no rule holds here. */
-PPW_SIGSAFE static int rule_step(struct ppw_leaf_rules *rules, struct leaf_arg *arg, uint32_t frame,
-                                 uint64_t *ip, uint64_t *sp, uint64_t *bp)
+PPW_SIGSAFE static int rule_step(struct ppw_leaf_rules *rules, uint16_t unloads,
+                                 struct leaf_arg *arg, uint32_t frame, uint64_t *ip, uint64_t *sp,
+                                 uint64_t *bp)
 {
-    uint64_t key = rule_key(*ip, frame);
-    const struct ppw_leaf_rule *r = rule_slot(rules, key);
+    struct ppw_leaf_rule r;
     int64_t span = (int64_t)(*bp - *sp);
-    if (r->key != key || (r->base == BASE_UNKNOWN && r->span != span))
+    if (!rule_load(rules, rule_key(*ip, frame), unloads, &r) ||
+        (r.base == BASE_UNKNOWN && r.span != span))
         return -1;
-    if (r->base == OUTERMOST)
+    if (r.base == OUTERMOST)
         return 0;
-    uint64_t cfa = r->base == BASE_BP ? *bp + (uint64_t)(int64_t)(r->cfa_off - r->span)
-                                      : *sp + (uint64_t)(int64_t)r->cfa_off;
+    uint64_t cfa = r.base == BASE_BP ? *bp + (uint64_t)(int64_t)(r.cfa_off - r.span)
+                                     : *sp + (uint64_t)(int64_t)r.cfa_off;
     uint64_t ra, caller_bp = *bp;
     if (cfa <= *sp || read_word(arg, cfa - 8, &ra) != 0 || ra == 0 ||
-        (r->bp_save && read_word(arg, cfa - (uint64_t)r->bp_save, &caller_bp) != 0))
+        (r.bp_save && read_word(arg, cfa - (uint64_t)r.bp_save, &caller_bp) != 0))
         return -1;
     *ip = ra;
     *sp = cfa;
@@ -471,10 +531,10 @@ PPW_SIGSAFE static int rule_step(struct ppw_leaf_rules *rules, struct leaf_arg *
 
 /* Learns frame (ip, sp, bp)'s rule from libunwind's step to (caller_ip,
  * cfa, caller_bp), BP restored from bp_slot (0: not restored). */
-PPW_SIGSAFE static void rule_learn(struct ppw_leaf_rules *rules, struct leaf_arg *arg,
-                                   uint32_t frame, uint64_t ip, uint64_t sp, uint64_t bp,
-                                   uint64_t caller_ip, uint64_t cfa, uint64_t caller_bp,
-                                   uint64_t bp_slot)
+PPW_SIGSAFE static void rule_learn(struct ppw_leaf_rules *rules, uint16_t unloads,
+                                   struct leaf_arg *arg, uint32_t frame, uint64_t ip, uint64_t sp,
+                                   uint64_t bp, uint64_t caller_ip, uint64_t cfa,
+                                   uint64_t caller_bp, uint64_t bp_slot)
 {
     uint64_t word;
     int64_t cfa_off = (int64_t)(cfa - sp), bp_save = bp_slot ? (int64_t)(cfa - bp_slot) : 0;
@@ -483,26 +543,26 @@ PPW_SIGSAFE static void rule_learn(struct ppw_leaf_rules *rules, struct leaf_arg
         (bp_slot ? read_word(arg, bp_slot, &word) != 0 || word != caller_bp : caller_bp != bp))
         return;
     uint64_t key = rule_key(ip, frame);
-    struct ppw_leaf_rule *r = rule_slot(rules, key);
+    struct ppw_leaf_rule r;
+    int known = rule_load(rules, key, unloads, &r);
     int64_t span = (int64_t)(bp - sp);
-    if (r->key == key && r->base == BASE_UNKNOWN && r->span != span && r->bp_save == bp_save) {
+    if (known && r.base == BASE_UNKNOWN && r.span != span && r.bp_save == bp_save) {
         /* Another span: whichever offset held tells the base. */
-        if (r->cfa_off == cfa_off) {
-            r->base = BASE_SP;
-            return;
-        }
-        if (r->cfa_off - r->span == cfa_off - span) {
-            r->base = BASE_BP;
+        if (r.cfa_off == cfa_off || r.cfa_off - r.span == cfa_off - span) {
+            r.base = r.cfa_off == cfa_off ? BASE_SP : BASE_BP;
+            rule_store(rules, &r);
             return;
         }
     }
-    if (r->key == key && r->base != BASE_UNKNOWN && r->base != OUTERMOST)
+    if (known && r.base != BASE_UNKNOWN && r.base != OUTERMOST)
         return; /* known; a step that disagrees came in another way */
-    *r = (struct ppw_leaf_rule){.key = key,
-                                .span = span,
-                                .cfa_off = (int32_t)cfa_off,
-                                .bp_save = (int32_t)bp_save,
-                                .base = BASE_UNKNOWN};
+    r = (struct ppw_leaf_rule){.key = key,
+                               .span = span,
+                               .cfa_off = (int32_t)cfa_off,
+                               .bp_save = (int32_t)bp_save,
+                               .base = BASE_UNKNOWN,
+                               .unloads = unloads};
+    rule_store(rules, &r);
 }
 
 /* One sighting cannot tell the base of the CFA at the sampled address; a
@@ -510,12 +570,12 @@ PPW_SIGSAFE static void rule_learn(struct ppw_leaf_rules *rules, struct leaf_arg
  * it stays.  libunwind has the address's rule cached by then, so this
  * costs a fraction of the first unwind, and samples at an address need
  * not wait for a second sighting with another span. */
-PPW_SIGSAFE static void rule_probe_base(struct ppw_leaf_rules *rules, const struct leaf_arg *arg,
-                                        uint64_t cfa)
+PPW_SIGSAFE static void rule_probe_base(struct ppw_leaf_rules *rules, uint16_t unloads,
+                                        const struct leaf_arg *arg, uint64_t cfa)
 {
     const struct ppw_leaf_sample *s = arg->sample;
-    struct ppw_leaf_rule *r = rule_slot(rules, rule_key(s->ip, 0));
-    if (r->key != rule_key(s->ip, 0) || r->base != BASE_UNKNOWN)
+    struct ppw_leaf_rule r;
+    if (!rule_load(rules, rule_key(s->ip, 0), unloads, &r) || r.base != BASE_UNKNOWN)
         return;
     enum { SHIFT = 16 };
     struct ppw_leaf_sample shifted = *s;
@@ -527,37 +587,38 @@ PPW_SIGSAFE static void rule_probe_base(struct ppw_leaf_rules *rules, const stru
     if (unw_init_remote(&cursor, space, &probe) != 0 || unw_step(&cursor) <= 0 ||
         unw_get_reg(&cursor, UNW_REG_SP, &moved_cfa) < 0)
         return;
-    if (moved_cfa == cfa)
-        r->base = BASE_SP;
-    else if (moved_cfa == cfa + SHIFT)
-        r->base = BASE_BP;
+    if (moved_cfa != cfa && moved_cfa != cfa + SHIFT)
+        return;
+    r.base = moved_cfa == cfa ? BASE_SP : BASE_BP;
+    rule_store(rules, &r);
 }
 
-PPW_SIGSAFE static int known_outermost(struct ppw_leaf_rules *rules, uint32_t frame, uint64_t ip)
+PPW_SIGSAFE static int known_outermost(struct ppw_leaf_rules *rules, uint16_t unloads,
+                                       uint32_t frame, uint64_t ip)
 {
-    const struct ppw_leaf_rule *r = rule_slot(rules, rule_key(ip, frame));
-    return r->key == rule_key(ip, frame) && r->base == OUTERMOST;
+    struct ppw_leaf_rule r;
+    return rule_load(rules, rule_key(ip, frame), unloads, &r) && r.base == OUTERMOST;
 }
 
 /* Frame (ip)'s call-frame information ends the stack. */
-PPW_SIGSAFE static void rule_learn_outermost(struct ppw_leaf_rules *rules, uint32_t frame,
-                                             uint64_t ip)
+PPW_SIGSAFE static void rule_learn_outermost(struct ppw_leaf_rules *rules, uint16_t unloads,
+                                             uint32_t frame, uint64_t ip)
 {
-    uint64_t key = rule_key(ip, frame);
-    *rule_slot(rules, key) = (struct ppw_leaf_rule){.key = key, .base = OUTERMOST};
+    struct ppw_leaf_rule r = {.key = rule_key(ip, frame), .base = OUTERMOST, .unloads = unloads};
+    rule_store(rules, &r);
 }
 
 /* The unwind by rules alone: 1 when every frame it needed had one (*rc
  * set), 0 when libunwind must do it. */
-PPW_SIGSAFE static int repair_by_rules(struct ppw_leaf_rules *rules, struct leaf_arg *arg,
-                                       struct meeting *m, uint64_t *out, uint32_t cap, int *rc,
-                                       int *truncated)
+PPW_SIGSAFE static int repair_by_rules(struct ppw_leaf_rules *rules, uint16_t unloads,
+                                       struct leaf_arg *arg, struct meeting *m, uint64_t *out,
+                                       uint32_t cap, int *rc, int *truncated)
 {
     const struct ppw_leaf_sample *s = arg->sample;
     uint64_t ip = s->ip, sp = s->sp, bp = s->bp;
     int step = 1;
     while (m->k <= LEAF_STEPS) {
-        if ((step = rule_step(rules, arg, m->k - 1, &ip, &sp, &bp)) < 0)
+        if ((step = rule_step(rules, unloads, arg, m->k - 1, &ip, &sp, &bp)) < 0)
             return 0;
         if (step == 0)
             break;
@@ -621,13 +682,9 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
     if (n == 0 || sample->stack_size == 0)
         return meeting_end(&m, -1, out, cap, truncated);
     int rc = -1;
+    uint16_t unloads = (uint16_t)ppw_modules_unload_count();
     if (rules) {
-        uint64_t unloads = ppw_modules_unload_count();
-        if (rules->unloads != unloads) { /* a module's code may have moved */
-            memset(rules->slot, 0, sizeof rules->slot);
-            rules->unloads = unloads;
-        }
-        if (repair_by_rules(rules, &arg, &m, out, cap, &rc, truncated)) {
+        if (repair_by_rules(rules, unloads, &arg, &m, out, cap, &rc, truncated)) {
             __atomic_fetch_add(&ppw_leaf_by_rules, 1, __ATOMIC_RELAXED);
             return rc;
         }
@@ -650,9 +707,9 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
                 /* The end by the frame's own call-frame information, not
                  * by a guess from the stack's contents without it. */
                 unw_proc_info_t pi;
-                if (step == 0 && rules && !known_outermost(rules, m.k - 1, ip) &&
+                if (step == 0 && rules && !known_outermost(rules, unloads, m.k - 1, ip) &&
                     unw_get_proc_info(&cursor, &pi) == 0)
-                    rule_learn_outermost(rules, m.k - 1, ip);
+                    rule_learn_outermost(rules, unloads, m.k - 1, ip);
                 break;
             }
             unw_word_t caller_ip, cfa, caller_bp;
@@ -673,10 +730,10 @@ int ppw_leaf_repair(const struct ppw_leaf_sample *sample, const uint64_t *chain,
                 int moved = loc.type != bp_loc.type ||
                             (loc.type == UNW_SLT_MEMORY && loc.u.addr != bp_loc.u.addr);
                 if (!moved || loc.type == UNW_SLT_MEMORY) {
-                    rule_learn(rules, &arg, m.k - 1, ip, sp, bp, caller_ip, cfa, caller_bp,
-                               moved ? loc.u.addr : 0);
+                    rule_learn(rules, unloads, &arg, m.k - 1, ip, sp, bp, caller_ip, cfa,
+                               caller_bp, moved ? loc.u.addr : 0);
                     if (m.k == 1)
-                        rule_probe_base(rules, &arg, cfa);
+                        rule_probe_base(rules, unloads, &arg, cfa);
                 }
             }
             bp_loc = loc;

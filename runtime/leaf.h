@@ -21,23 +21,29 @@ struct ppw_leaf_sample {
     uint64_t stack_size;
 };
 
-/* Unwind rules learned from one thread's earlier repairs, so that a leaf
- * seen before is unwound without libunwind: for an address, where the
- * caller's frame starts (CFA = SP + cfa_off; the return address below it)
- * and where BP was saved.  Zeroed memory is an empty table.  Only the
- * thread that holds the samples' ring uses it. */
-enum { PPW_LEAF_RULES = 2048 };
+/* Unwind rules learned from earlier repairs, so that a leaf seen before
+ * is unwound without libunwind: for an address, where the caller's frame
+ * starts (CFA = SP + cfa_off; the return address below it) and where BP
+ * was saved.  Zeroed memory is an empty table.  One table serves every
+ * thread (they run the same code): each slot is read and written under
+ * its own sequence count, a writer that finds it taken gives up, and a
+ * reader that sees it change misses, so no thread ever waits, in a signal
+ * handler or not.  (A slot another thread was writing when the process
+ * forked stays unused in the child.)  32 bytes a rule, a set of 4 in two
+ * cache lines. */
+enum { PPW_LEAF_RULES = 4096 };
 struct ppw_leaf_rule {
     uint64_t key;    /* the frame's address (a return address less 1); 0: empty */
     int64_t span;    /* BP - SP at the sighting the offsets come from */
     int32_t cfa_off; /* CFA - SP then */
     int32_t bp_save; /* the caller's BP saved at CFA - bp_save; 0: BP left alone */
-    uint32_t base;   /* the CFA's register, once sightings with two spans told */
-    uint32_t unused;
+    uint32_t seq;    /* odd while a writer changes the slot */
+    uint16_t base;   /* the CFA's register, once sightings with two spans told */
+    uint16_t unloads; /* ppw_modules_unload_count() it was learned under, its low bits: a
+                         module's code may have moved since */
 };
 struct ppw_leaf_rules {
-    uint64_t unloads; /* ppw_modules_unload_count() the rules were learned under */
-    struct ppw_leaf_rule slot[PPW_LEAF_RULES];
+    _Alignas(128) struct ppw_leaf_rule slot[PPW_LEAF_RULES];
 };
 
 /* Repairs done by rules alone, without libunwind (tests, diagnostics). */
