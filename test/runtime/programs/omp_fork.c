@@ -4,6 +4,9 @@
  *                the stand-in's switch: libomp's __kmp_invoke_microtask)
  *   nested_step  a region with no argument at all (globals only), opening
  *                a nested region on each of its threads
+ *   serial_step  main alone between the regions, in its own context: the
+ *                ring sampler reads its samples later, most often inside
+ *                the next region, and must not give them that region's
  *   errno        set before a region, printed after it
  * Built with -DWITH_TASK it also creates explicit tasks, which need OMPT.
  *
@@ -52,6 +55,18 @@ __attribute__((noinline)) static void nested_step(int reps)
     }
 }
 
+__attribute__((noinline)) static void serial_step(const double *a, int reps)
+{
+    double s = 0;
+    for (int i = 0; i < N; i++) {
+        double x = a[i];
+        for (int r = 0; r < reps; r++)
+            x = 0.5 * x + 1e-3;
+        s += x;
+    }
+    sink += s;
+}
+
 #ifdef WITH_TASK
 static void tasks(void)
 {
@@ -76,6 +91,7 @@ int main(int argc, char **argv)
     omp_set_max_active_levels(2);
     for (int s = 0; s < steps; s++) {
         wide_step(a[0], a[1], a[2], a[3], a[4], 300);
+        serial_step(a[1], 300);
         nested_step(300);
     }
 #ifdef WITH_TASK
