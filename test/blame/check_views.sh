@@ -11,6 +11,7 @@ set -u
 BUILD=$1 SRC=$2 W=$3 JQ=${4:-jq}
 PPW_BLAME=$BUILD/bin/ppw-blame PPW_CC=$BUILD/bin/ppw-cc
 . "$SRC/test/unit/cli_helpers.sh"
+. "$SRC/test/lib/names.sh" # compiler_names_re
 
 command -v "$JQ" >/dev/null 2>&1 || { echo "SKIP: jq not found"; exit 77; }
 rm -rf "$W" && mkdir -p "$W" && cd "$W" || exit 1
@@ -242,9 +243,9 @@ for input in "omp.folded omp_for" "task.folded omp_task" "runtime.folded omp_for
         "export --to pprof"; do
         # shellcheck disable=SC2086
         expect_status 0 "$PPW_BLAME" $view --folded "$1" --binary "$2"
-        ! gzip -dcf out.txt | grep -aq 'omp_outlined\|_debug__\|\.omp_task_entry\|gasp_\|ppw_' ||
+        ! gzip -dcf out.txt | grep -aq "$compiler_names_re\\|gasp_\\|ppw_" ||
             fail "$view on $1 names a compiler-made or libppw function: $(gzip -dcf out.txt |
-                grep -ao '[^ ;"]*\(omp_outlined\|_debug__\|\.omp_task_entry\|gasp_\|ppw_\)[^ ;"]*' |
+                grep -ao "[^ ;\"]*\\($compiler_names_re\\|gasp_\\|ppw_\\)[^ ;\"]*" |
                 sort -u | head -3)"
     done
 done

@@ -2,6 +2,11 @@
 # scripts that run programs for real (sh and bash): source it; the caller
 # defines fail().
 #
+# Functions the compiler makes and no view may name (basic regular
+# expression, for grep): OpenMP's outlined bodies and their debug
+# wrappers, and task entries.
+compiler_names_re='omp_outlined\|_debug__\|\.omp_task_entry'
+
 # source_names_only BLAME RUN BINARY: every view and export of run RUN, in
 # every format, names no compiler-made function (omp_outlined, _debug__,
 # .omp_task_entry.) and no frame of libppw (the functions the run's dump
@@ -43,7 +48,7 @@ source_names_only() {
             "$names_blame" $names_cmd "$names_run" --binary "$names_bin" >names.out 2>names.err ||
             { fail "ppw-blame $names_cmd: $(cat names.err)"; continue; }
         gzip -dcf names.out >names.txt
-        names_re='omp_outlined\|_debug__\|\.omp_task_entry'
+        names_re=$compiler_names_re
         if grep -aq "$names_re" names.txt; then
             fail "ppw-blame $names_cmd names compiler-made functions: \
 $(grep -ao "[^ \";]*\($names_re\)[^ \";]*" names.txt | sort -u | head -5 | tr '\n' ' ')"
