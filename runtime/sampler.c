@@ -1076,7 +1076,7 @@ int ppw_sampler_init(void)
     if (ring_mode)
         len += (size_t)snprintf(reason + len, len < sizeof(reason) ? sizeof(reason) - len : 0,
                                 "%sthe kernel's call chains into a ring buffer per thread,"
-                                " read every %d periods and at each change of spawn context",
+                                " read every %d periods",
                                 len ? "; " : "", RING_DRAIN_PERIODS);
     if (choice != PPW_SAMPLER_AUTO && len == 0)
         len = (size_t)snprintf(reason, sizeof(reason), "requested by PPW_SAMPLER");
