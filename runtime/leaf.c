@@ -134,7 +134,26 @@ PPW_SIGSAFE static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_pr
     uint32_t fde_count;
     memcpy(&fde_count, hdr + 4 + ptr_size, sizeof fde_count);
     uint64_t table = m.eh_frame_hdr + 4 + ptr_size + 4;
-    if (!readable(arg, table, (uint64_t)fde_count * 8))
+    if (fde_count == 0 || !readable(arg, table, (uint64_t)fde_count * 8))
+        return -UNW_ENOINFO;
+    /* The entry whose function starts last at or before ip, found here:
+     * libunwind's own search reads the table through access_mem a byte at
+     * a time (about 50 of a first sighting's 260 calls).  It gets that
+     * entry alone, and still checks that the FDE covers ip. */
+    int64_t want = (int64_t)(ip - m.eh_frame_hdr);
+    uint32_t lo = 0, hi = fde_count; /* the entry is below hi */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        int32_t start;
+        memcpy(&start, (const uint8_t *)(uintptr_t)table + (uint64_t)mid * 8, sizeof start);
+        if (start <= want)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    int32_t first;
+    memcpy(&first, (const uint8_t *)(uintptr_t)table + (uint64_t)lo * 8, sizeof first);
+    if (first > want)
         return -UNW_ENOINFO;
     unw_dyn_info_t di;
     memset(&di, 0, sizeof di);
@@ -142,8 +161,8 @@ PPW_SIGSAFE static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_pr
     di.start_ip = m.lo;
     di.end_ip = m.hi;
     di.u.rti.segbase = m.eh_frame_hdr;
-    di.u.rti.table_data = table;
-    di.u.rti.table_len = (uint64_t)fde_count * 8 / sizeof(unw_word_t);
+    di.u.rti.table_data = table + (uint64_t)lo * 8;
+    di.u.rti.table_len = 8 / sizeof(unw_word_t);
     return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
 }
 
