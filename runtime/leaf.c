@@ -95,6 +95,17 @@ PPW_SIGSAFE static int find_module(struct dl_phdr_info *info, size_t size, void 
     return 1;
 }
 
+/* A word of a module's readable segment (readable() said so), read as a
+ * debugger reads it, not as the program would: a sample's BP may point
+ * anywhere in a module's data, and under AddressSanitizer a word there
+ * may lie in an instrumented global's redzone.  One unaligned load, which
+ * neither ASan's checks nor its memcpy interceptor see. */
+typedef uint64_t unaligned_word __attribute__((aligned(1), may_alias));
+__attribute__((no_sanitize("address"))) PPW_SIGSAFE static uint64_t module_word(uint64_t addr)
+{
+    return *(const volatile unaligned_word *)(uintptr_t)addr;
+}
+
 PPW_SIGSAFE static int readable(struct leaf_arg *arg, uint64_t addr, uint64_t len)
 {
     /* libunwind reads a module's unwind tables a word at a time, through
@@ -212,7 +223,7 @@ PPW_SIGSAFE static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word
         return 0;
     }
     if (readable(arg, addr, sizeof *value)) {
-        memcpy(value, (const void *)(uintptr_t)addr, sizeof *value);
+        *value = module_word(addr);
         return 0;
     }
     for (uint32_t j = 1; j < arg->nslots; j++)
