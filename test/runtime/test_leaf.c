@@ -16,6 +16,7 @@
  * The kernel follows BP from the sample: it reads grand_site at BP + 8,
  * then outer_site, and so skips caller_site, the line that called the
  * leaf.  Derivation of each expected chain is next to its check. */
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -81,21 +82,27 @@ extern const char leaf_entry[], leaf_ret[], caller_site[], grand_site[], outer_s
 
 #define ADDR(label) ((uint64_t)(uintptr_t)(label))
 
-static uint64_t stack_words[64];
+enum { STACK_WORDS = 64 };
+static uint64_t stack_words[STACK_WORDS];
 
-/* The fake stack above, with sp at its start, and caller_fn's frame `gap`
- * bytes up (0x30 above: the other frames follow it at 0x30 each); the
- * sampled BP is caller_fn's (leaf_fn has no frame at either sampled
- * instruction). */
+/* The fake stack above in words[], with sp at its start, and caller_fn's
+ * frame `gap` bytes up (0x30 above: the other frames follow it at 0x30
+ * each); the sampled BP is caller_fn's (leaf_fn has no frame at either
+ * sampled instruction). */
+static struct ppw_leaf_sample fake_sample_in(uint64_t *words, uint64_t ip, uint64_t gap)
+{
+    uint64_t sp = ADDR(words);
+    memset(words, 0, STACK_WORDS * sizeof *words);
+    words[0] = ADDR(caller_site);
+    words[gap / 8] = sp + gap + 0x30, words[gap / 8 + 1] = ADDR(grand_site);
+    words[gap / 8 + 6] = sp + gap + 0x60, words[gap / 8 + 7] = ADDR(outer_site);
+    return (struct ppw_leaf_sample){ip, sp, sp + gap, (const uint8_t *)words,
+                                    STACK_WORDS * sizeof *words};
+}
+
 static struct ppw_leaf_sample fake_sample_gap(uint64_t ip, uint64_t gap)
 {
-    uint64_t sp = ADDR(stack_words);
-    memset(stack_words, 0, sizeof stack_words);
-    stack_words[0] = ADDR(caller_site);
-    stack_words[gap / 8] = sp + gap + 0x30, stack_words[gap / 8 + 1] = ADDR(grand_site);
-    stack_words[gap / 8 + 6] = sp + gap + 0x60, stack_words[gap / 8 + 7] = ADDR(outer_site);
-    return (struct ppw_leaf_sample){ip, sp, sp + gap, (const uint8_t *)stack_words,
-                                    sizeof stack_words};
+    return fake_sample_in(stack_words, ip, gap);
 }
 
 static struct ppw_leaf_rules *rules; /* NULL: repairs without rules */
@@ -247,6 +254,62 @@ static void test_bp_not_a_frame(void)
 }
 #endif
 
+/* Threads repairing at once over one table of rules, as the ring
+ * readers of a process do: each thread its own fake stack, BP - SP drawn
+ * from three spans, so that rules are learned, read and told their base
+ * on several threads together.  Every repair must give what
+ * check_repaired_gap derives (the same frames libunwind gives), whichever
+ * thread learned the rules it used, and most must be by rules once
+ * learned: a torn rule would give other frames or none. */
+enum { REPAIR_THREADS = 4, REPAIRS_PER_THREAD = 2000 };
+struct repair_worker {
+    uint64_t words[STACK_WORDS];
+    struct ppw_leaf_rules *rules;
+    int wrong;
+};
+
+static void *repair_worker(void *arg)
+{
+    struct repair_worker *w = arg;
+    for (int i = 0; i < REPAIRS_PER_THREAD; i++) {
+        uint64_t gap = 0x30 + 0x10 * (uint64_t)(i % 3);
+        struct ppw_leaf_sample s = fake_sample_in(w->words, ADDR(leaf_entry), gap);
+        uint64_t chain[3] = {ADDR(leaf_entry), ADDR(grand_site), ADDR(outer_site)};
+        uint64_t out[8] = {0};
+        int truncated = -1;
+        int n = ppw_leaf_repair(&s, chain, 3, out, 8, &truncated, w->rules);
+        if (n != 4 || out[0] != ADDR(leaf_entry) || out[1] != ADDR(caller_site) ||
+            out[2] != ADDR(grand_site) || out[3] != ADDR(outer_site) || truncated != 0)
+            w->wrong++;
+    }
+    return NULL;
+}
+
+static void test_rules_shared(void)
+{
+    static struct ppw_leaf_rules table; /* empty: learned while the threads run */
+    static struct repair_worker workers[REPAIR_THREADS];
+    pthread_t threads[REPAIR_THREADS];
+    uint64_t before = ppw_leaf_by_rules;
+    int started = 0;
+    for (int i = 0; i < REPAIR_THREADS; i++) {
+        workers[i].rules = &table;
+        if (pthread_create(&threads[i], NULL, repair_worker, &workers[i]) == 0)
+            started++;
+    }
+    CHECK_INT(started, REPAIR_THREADS);
+    int wrong = 0;
+    for (int i = 0; i < started; i++) {
+        pthread_join(threads[i], NULL);
+        wrong += workers[i].wrong;
+    }
+    CHECK_INT(wrong, 0);
+    /* Each thread needs libunwind for at most its first few repairs (the
+     * leaf's and caller_site's rules, the latter's base at a second span),
+     * and again only where a writer held a rule it read. */
+    CHECK(ppw_leaf_by_rules - before > (uint64_t)started * REPAIRS_PER_THREAD * 9 / 10);
+}
+
 int main(void)
 {
 #if defined(__x86_64__)
@@ -256,6 +319,7 @@ int main(void)
     RUN(test_beyond_copy);
     RUN(test_rules);
     RUN(test_bp_not_a_frame);
+    RUN(test_rules_shared);
 #endif
     return harness_exit();
 }
