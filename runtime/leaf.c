@@ -106,15 +106,19 @@ __attribute__((no_sanitize("address"))) PPW_SIGSAFE static uint64_t module_word(
     return *(const volatile unaligned_word *)(uintptr_t)addr;
 }
 
+PPW_SIGSAFE static int in_range(const struct range *r, uint64_t addr, uint64_t len)
+{
+    return addr >= r->lo && addr + len <= r->hi && addr + len > addr;
+}
+
 PPW_SIGSAFE static int readable(struct leaf_arg *arg, uint64_t addr, uint64_t len)
 {
     /* libunwind reads a module's unwind tables a word at a time, through
      * access_mem: most reads fall in the segment of the one before */
-    const struct range *last = &arg->ranges[arg->last_range];
-    if (addr >= last->lo && addr + len <= last->hi && addr + len > addr)
+    if (in_range(&arg->ranges[arg->last_range], addr, len))
         return 1;
     for (int i = 0; i < arg->nranges; i++)
-        if (addr >= arg->ranges[i].lo && addr + len <= arg->ranges[i].hi && addr + len > addr) {
+        if (in_range(&arg->ranges[i], addr, len)) {
             arg->last_range = i;
             return 1;
         }
@@ -464,10 +468,14 @@ PPW_SIGSAFE static uint64_t rule_key(uint64_t ip, uint32_t frame)
  * leaf addresses in 1,263 samples, which one slot per hash kept
  * evicting). */
 enum { RULE_WAYS = 4 };
+PPW_SIGSAFE static uint64_t rule_hash(uint64_t key)
+{
+    return key * 0x9e3779b97f4a7c15ull;
+}
+
 PPW_SIGSAFE static struct ppw_leaf_rule *rule_set(struct ppw_leaf_rules *rules, uint64_t key)
 {
-    uint64_t h = key * 0x9e3779b97f4a7c15ull;
-    return &rules->slot[((h >> 32) & (PPW_LEAF_RULES / RULE_WAYS - 1)) * RULE_WAYS];
+    return &rules->slot[((rule_hash(key) >> 32) & (PPW_LEAF_RULES / RULE_WAYS - 1)) * RULE_WAYS];
 }
 
 /* A consistent copy of key's rule into *out: 1 when the table holds one
@@ -509,7 +517,7 @@ PPW_SIGSAFE static void rule_store(struct ppw_leaf_rules *rules, const struct pp
             __atomic_load_n(&set[i].unloads, __ATOMIC_RELAXED) != value->unloads)
             slot = &set[i];
     if (!slot)
-        slot = &set[((value->key * 0x9e3779b97f4a7c15ull) >> 20) & (RULE_WAYS - 1)];
+        slot = &set[(rule_hash(value->key) >> 20) & (RULE_WAYS - 1)];
     uint32_t seq = __atomic_load_n(&slot->seq, __ATOMIC_RELAXED);
     if ((seq & 1) ||
         !__atomic_compare_exchange_n(&slot->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE,
