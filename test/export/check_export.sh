@@ -169,7 +169,10 @@ folded)
     "$blame" export run --to folded --no-locations --variables >plain.folded || fail "--no-locations"
     grep -q '^main;worker;sweep;\[variable\]_field [0-9]*$' plain.folded ||
         fail "--no-locations --variables: $(head -3 plain.folded)"
-    ! grep -q '@' plain.folded || fail "--no-locations left a location: $(grep -m1 @ plain.folded)"
+    # No location, but a PLT stub keeps its name as perf and gdb write it
+    # ("pthread_barrier_wait@plt", where a sample may land on its way in)
+    located=$(sed -E 's/@plt(;| )/\1/g' plain.folded | grep -m1 '@')
+    [ -z "$located" ] || fail "--no-locations left a location: $located"
     # the counts add up to the samples
     total=$(grep -v '^#' s.folded | awk '{ n += $NF } END { print n }')
     samples=$("$blame" report run --format json | jq .total_samples)
