@@ -1420,31 +1420,6 @@ void ppw_sampler_thread_abandon(struct ppw_thread *t)
     t->stacks = NULL;
 }
 
-double ppw_sampler_calibrate_ns(void)
-{
-    if (source == PPW_METRIC_NONE)
-        return 0;
-    /* The handler body without the append: walk and hash, on this thread.
-     * The real per-sample cost is also accumulated in each samples file's
-     * handler_ns; this estimate serves the run header. */
-    enum { ROUNDS = 48 };
-    uint64_t frames[PPW_MAX_FRAMES_LIMIT], costs[ROUNDS], sink = 0;
-    for (int r = 0; r < ROUNDS; r++) {
-        uint64_t t0 = ppw_now_ns();
-        int n = ppw_unwind_walk(frames, (int)ppw_config.max_frames);
-        sink ^= ppw_hash_frames(0, frames, (uint32_t)n);
-        costs[r] = ppw_now_ns() - t0;
-    }
-    /* Median by insertion sort: ROUNDS is small. */
-    for (int i = 1; i < ROUNDS; i++)
-        for (int j = i; j > 0 && costs[j - 1] > costs[j]; j--) {
-            uint64_t c = costs[j];
-            costs[j] = costs[j - 1];
-            costs[j - 1] = c;
-        }
-    return (double)costs[ROUNDS / 2] + (double)(sink & 0);
-}
-
 int ppw_sampler_signal(void)
 {
     return __atomic_load_n(&handler_installed, __ATOMIC_ACQUIRE)

@@ -60,11 +60,6 @@ int ppw_sampler_buffers(void);
  * in a vfork()ed child, whose rings are its parent's. */
 PPW_SIGSAFE void ppw_sampler_save_all(void);
 
-/* Median cost of recording one sample (walk, dedup, append) in ns, measured
- * on the calling thread by running the handler's body directly; 0 when
- * sampling is off. */
-double ppw_sampler_calibrate_ns(void);
-
 /* The sampling signal when ppw's handler is installed for it, else 0
  * (blocking.c masks it around calls it must not interrupt). */
 PPW_SIGSAFE int ppw_sampler_signal(void);

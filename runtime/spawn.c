@@ -348,7 +348,7 @@ uint32_t ppw_spawn_context(struct ppw_thread *t, enum ppw_spawn_kind kind, uint6
     }
     uint32_t cap = ppw_config.max_frames + 8;
     t->walking = 1;
-    int n = ppw_unwind_walk(t->spawn_walk, (int)cap);
+    int n = ppw_unwind_walk_rarely(t->spawn_walk, (int)cap);
     /* A sample that arrived during the walk was deferred: take it now,
      * with this stack, which is where the time went. */
     ppw_sampler_take_deferred(t, t->spawn_walk, n);

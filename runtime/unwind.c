@@ -40,14 +40,41 @@ void ppw_unwind_leave(uint32_t *slot)
         __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
 }
 
+/* Whether this thread has walked with unw_backtrace (its cache is made). */
+static PPW_TLS bool walked_fast;
+
 int ppw_unwind_walk(uint64_t *frames, int max)
 {
     _Static_assert(sizeof(void *) == sizeof(uint64_t), "64-bit addresses");
     uint32_t *slot = claim_walk_slot();
     int n = unw_backtrace((void **)frames, max);
+    walked_fast = true;
     if (slot)
         __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
     return n < 0 ? 0 : n;
+}
+
+int ppw_unwind_walk_rarely(uint64_t *frames, int max)
+{
+    if (walked_fast)
+        return ppw_unwind_walk(frames, max);
+    uint32_t *slot = claim_walk_slot();
+    unw_context_t context;
+    unw_cursor_t cursor;
+    int n = 0;
+    /* As unw_backtrace counts: from this function's caller, return
+     * addresses as they are */
+    if (max > 0 && unw_getcontext(&context) == 0 && unw_init_local(&cursor, &context) == 0) {
+        while (n < max && unw_step(&cursor) > 0) {
+            unw_word_t ip;
+            if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
+                break;
+            frames[n++] = ip;
+        }
+    }
+    if (slot)
+        __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+    return n;
 }
 
 int ppw_unwind_in_walk(uint32_t tid)

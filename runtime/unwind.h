@@ -11,6 +11,14 @@
  * Returns the count; count == max means the stack may be deeper. */
 PPW_SIGSAFE int ppw_unwind_walk(uint64_t *frames, int max);
 
+/* The same for a walk a thread does rarely (a spawn context seen for the
+ * first time): unw_backtrace when the thread has walked with it before,
+ * else libunwind's cursor, step by step.  unw_backtrace's first walk in a
+ * thread maps and fills a 256 KiB cache, 64 page faults (1 ms of CPU in
+ * this VM, the largest part of ppw's fixed cost on a short OpenMP run),
+ * which a few walks of 10-20 us do not repay. */
+int ppw_unwind_walk_rarely(uint64_t *frames, int max);
+
 /* Around any other unwind that calls dl_iterate_phdr (leaf.c): marks the
  * calling thread as inside a walk of ppw's, for ppw_unwind_in_walk.  The
  * slot (NULL when all are taken) goes back to ppw_unwind_leave. */

@@ -38,10 +38,13 @@ static void text_share(FILE *out, double part, double whole, const char *of)
 static void text_calibration(FILE *out, const struct ppw_intrusion *in)
 {
     const struct ppw_run_calib *c = &in->run->calib;
-    if (in->calibrated)
-        fprintf(out, "calibration: pair %g ns, inner %g ns, throttled pair %g ns, sample %g ns\n",
-                c->pair_ns, c->inner_ns, c->throttled_pair_ns, c->handler_ns);
-    else
+    if (in->calibrated) {
+        fprintf(out, "calibration: pair %g ns, inner %g ns, throttled pair %g ns", c->pair_ns,
+                c->inner_ns, c->throttled_pair_ns);
+        if (c->handler_ns > 0) /* runs before December 2026: samples are measured in the run */
+            fprintf(out, ", sample %g ns", c->handler_ns);
+        putc('\n', out);
+    } else
         fputs("calibration: none recorded: probe costs are unknown (shown as 0), "
               "times are not compensated\n",
               out);
