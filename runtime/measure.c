@@ -30,7 +30,7 @@
 #define STACK_INITIAL 64     /* frames */
 #define STACK_MAX (1u << 20) /* deeper calls are counted, not timed */
 #define TABLE_INITIAL 256    /* region cache and callpath table entries */
-#define PROF_INITIAL 256     /* profile slots */
+#define PROF_INITIAL 24 /* profile slots: with the header, one page (closing trims no block) */
 #define TRACE_TEXT_MAX 256   /* a user event's formatted description, NUL included */
 #define TRACE_ARGS_MAX 33    /* 24 operands, an element size and the result, with room */
 

@@ -15,14 +15,27 @@
 #include "log.h"
 
 #define PAGE 4096u
-/* Disk space is reserved this much at a time, not a window at a time, so
- * a thread's files start at 64 KiB: a short-lived thread does not allocate
- * (and trim) a whole window. */
-#define RESERVE_STEP (64u * 1024)
+/* Disk space is reserved a page first, then as much again as the file
+ * holds, up to RESERVE_MAX at a time: most files of a short run (its
+ * threads' events and samples, run.ppw) fit in their first page, and
+ * closing one then trims no block.  A trim that frees blocks cost about
+ * 0.3 ms here (ext4 mounted with discard, which discards them at once):
+ * files that started at 64 KiB made it 1.3 ms of a short 2-thread run. */
+#define RESERVE_MAX (1024u * 1024)
 
 static uint64_t align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) & ~(a - 1);
+}
+
+/* The next reservation's unit for a file reserved up to `reserved`: the
+ * largest power of two in it, from a page to RESERVE_MAX. */
+PPW_SIGSAFE static uint64_t reserve_step(uint64_t reserved)
+{
+    uint64_t step = PAGE;
+    while (step < RESERVE_MAX && step * 2 <= reserved)
+        step *= 2;
+    return step;
 }
 
 void ppw_file_header_init(struct ppw_file_header *h, uint32_t kind, uint32_t thread)
@@ -69,7 +82,7 @@ int ppw_stream_open(struct ppw_stream *s, int dirfd, const char *name, uint32_t 
     int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
     if (fd < 0)
         return -errno;
-    uint64_t first = s->window_size < RESERVE_STEP ? s->window_size : RESERVE_STEP;
+    uint64_t first = PAGE;
     int rc = ppw_file_reserve(fd, 0, first);
     if (rc != 0)
         goto fail;
@@ -131,7 +144,7 @@ PPW_SIGSAFE static int make_room(struct ppw_stream *s, uint64_t total)
         return -errno;
     int rc = 0;
     if (need > s->reserved_end) {
-        uint64_t upto = align_up(need, RESERVE_STEP);
+        uint64_t upto = align_up(need, reserve_step(s->reserved_end));
         rc = ppw_file_reserve(fd, s->reserved_end, upto - s->reserved_end);
         if (rc != 0 && upto > need) {
             upto = need;

@@ -813,8 +813,8 @@ lost_once() {
     grep -q "output lost\|not measured" "$1.err" || fail "$1: unclear message: $(cat "$1.err")"
 }
 
-# The run directory on a full disk: a 32 KiB tmpfs (no room for run.ppw's
-# first 64 KiB: the run is not measured; threads.c) and a 192 KiB one that 20 us samples
+# The run directory on a full disk: a 4 KiB tmpfs (run.ppw's first page
+# fits, no thread's file does; threads.c) and a 192 KiB one that 20 us samples
 # fill during the run (cpu_spin.c, 1.6 s); then a 72 KiB RLIMIT_FSIZE.
 # Each time ppw says so once on stderr, the program's stdout and status are
 # unchanged (no SIGXFSZ), and what was written before is readable.
@@ -826,11 +826,12 @@ case_disk_full() {
     ./threads.plain >threads.plain.out
     ./cpu_spin.plain 1.6 >spin.plain.out
     mkdir tiny small
-    mount -t tmpfs -o size=32k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
-    # 192 KiB: run.ppw's and the samples file's first 64 KiB fit, and
-    # 64 KiB more: about 10,000 samples of 12 to 14 bytes, half of what
-    # 1.6 s gives at 20 us asked on a VM where a sample costs 70 to 120 us
-    # of CPU time (0.8 s gave 11,400 there, too few for a margin).
+    mount -t tmpfs -o size=4k ppw-tiny tiny 2>/dev/null || skip "cannot mount a tmpfs here"
+    # 192 KiB: run.ppw's first page, and the samples file grows into the
+    # rest, 128 KiB and then as much as fits: about 14,000 samples of 12 to
+    # 14 bytes, half of what 1.6 s gives at 20 us asked on a VM where a
+    # sample costs 50 to 120 us of CPU time (0.8 s gave 11,400 there, too
+    # few for a margin).
     if mount -t tmpfs -o size=192k ppw-small small 2>/dev/null; then
         PPW_OUTPUT=$tmp/tiny/run ./threads >tiny.out 2>tiny.err
         rc=$?
@@ -842,7 +843,7 @@ case_disk_full() {
     umount tiny
     [ -f tmpfs.rc ] || { fail "cannot mount the second tmpfs"; return; }
     [ "$(cat tmpfs.rc)" = "0 0" ] || fail "status changed on a full disk: $(cat tmpfs.rc)"
-    cmp -s threads.plain.out tiny.out || fail "32K tmpfs: stdout changed"
+    cmp -s threads.plain.out tiny.out || fail "4K tmpfs: stdout changed"
     cmp -s spin.plain.out small.out || fail "192K tmpfs: stdout changed"
     lost_once tiny
     lost_once small
@@ -855,23 +856,23 @@ case_disk_full() {
          | {ok: ($n > 1000 and $lost > 0), n: $n, no_space: $lost, threshold: [1000, 1],
             from: "the space left, against 1.6 s / \(of(0) | wsum / length / 1e3 | round) us per sample"}'
     lost_accounted small-run disk_full
-    # 64 KiB: run.ppw fits, the samples file's first 64 KiB do not (issue
+    # 4 KiB: run.ppw's first page fits, the samples file's does not (issue
     # 18: "0 samples ... no variable is blamed", and nothing said why).
     mkdir mid
-    if mount -t tmpfs -o size=64k ppw-mid mid 2>/dev/null; then
+    if mount -t tmpfs -o size=4k ppw-mid mid 2>/dev/null; then
         PPW_OUTPUT=$tmp/mid/run ./cpu_spin 0.3 >mid.out 2>mid.err
         echo $? >mid.rc
         cp -r mid/run mid-run
         umount mid
-        [ "$(cat mid.rc)" = 0 ] || fail "64K tmpfs: status $(cat mid.rc)"
+        [ "$(cat mid.rc)" = 0 ] || fail "4K tmpfs: status $(cat mid.rc)"
         ./cpu_spin.plain 0.3 >spin03.plain.out
-        cmp -s spin03.plain.out mid.out || fail "64K tmpfs: stdout changed"
+        cmp -s spin03.plain.out mid.out || fail "4K tmpfs: stdout changed"
         dump mid-run all && lost_accounted mid-run no_file
     else
-        fail "cannot mount the 64K tmpfs"
+        fail "cannot mount the second 4K tmpfs"
     fi
-    # The limit is per file, and above the 64 KiB that run.ppw reserves at
-    # its creation: the samples file reaches 72 KiB after about 5,900
+    # The limit is per file, and above what run.ppw holds: the samples
+    # file reaches 72 KiB (64 KiB reserved, then what fits) after about 5,900
     # samples (12 to 14 bytes each), half of what 1.6 s gives at 20 us
     # asked on a VM where a sample costs 70 to 120 us of CPU time and the
     # ring overflows at that period (about 11,800 taken).  152 KiB over
@@ -1208,8 +1209,12 @@ case_lost() {
         jq -c '.threads[0] | {cpu_ns, samples_recorded, lost}' l-$mode.run.json |
             sed "s/^/  $mode: /"
         if [ -z "$cause" ]; then
+            # A few samples may be dropped and counted (one pending at the
+            # thread's teardown, on a loaded machine: 4 of 402 once in the
+            # suite), never lost to the mode's own cause.
             check "$mode: nothing significant lost" \
-                '.threads[0].lost | .significant == false and .causes == []' l-$mode.run.json
+                '.threads[0].lost | .significant == false and (.causes - ["dropped"]) == []' \
+                l-$mode.run.json
         else
             check "$mode: lost = CPU time / period - recorded, within 10%, for $cause" \
                 '.threads[0] | (.lost.expected - .lost.recorded) as $gap
