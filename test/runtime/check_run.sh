@@ -273,6 +273,46 @@ case_stacks() {
         --argjson s0 "$s0"
 }
 
+# A thread's stack table holds 3072 stacks (runtime/sampler.c), then starts
+# again, and samples go on naming stacks by the ids written since.
+# many_stacks.c visits 4096 call paths in order, 5 times over, and every
+# sample of its leaf names one path by the left()/right() frames of its
+# stack; with the exact leaf PC, each path makes several stacks, so the
+# table starts again many times (19,552 stacks for 19,759 samples here).
+# Samples are in time order: the paths they name only go up, but where a
+# pass starts again, at most 4 times.  Fails when a sample names a stack
+# other than its own (38 such steps back with each stored id one less),
+# or when the table cannot start again (an endless probe).
+case_stack_table() {
+    build many_stacks
+    ./many_stacks.plain >plain.out
+    PPW_PERIOD=100us run_ppw st ./many_stacks
+    [ "$(cat st.rc)" = 0 ] || { fail "status $(cat st.rc)"; return; }
+    cmp -s plain.out st.out || fail "the output changed: $(cat st.out)"
+    dump st run || return
+    check "more stacks written than the table holds" '.threads[0].stacks > 3072' st.run.json
+    "$blame" dump st --what samples >st.samples.txt || { fail "dump st --what samples"; return; }
+    awk '
+        function flush(   k, p) {
+            if (n < 14 || f[0] != "spin_leaf" || f[13] != "main")
+                return
+            for (k = 0; k < 12; k++)
+                if (f[12 - k] == "right") p += 2 ^ k
+                else if (f[12 - k] != "left") return
+            print p + 0
+        }
+        /^sample / { flush(); n = 0; keep = $2 == "thread=0"; next }
+        /^  #/ && keep && n < 20 { f[n++] = $3 }
+        END { flush() }' st.samples.txt >paths.txt
+    local decoded distinct back
+    decoded=$(wc -l <paths.txt)
+    distinct=$(sort -u paths.txt | wc -l)
+    back=$(awk 'NR > 1 && $1 < prev { n++ } { prev = $1 } END { print n + 0 }' paths.txt)
+    echo "  stack_table: $decoded samples in the leaf, $distinct distinct paths, $back steps back"
+    [ "$decoded" -ge 2000 ] || fail "too few samples in the leaf to tell: $decoded"
+    [ "$back" -le 4 ] || fail "samples name paths out of order: $back steps back (at most 4: the passes)"
+}
+
 case_pthreads() {
     build threads
     same_behaviour threads
