@@ -106,10 +106,13 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
     const struct ppw_blame_stack *stacks = view_user_stacks(in, &n, err);
     if (!stacks)
         return err->code;
+    /* A stack with no frame of the program's (a sample in libppw's own
+     * walk of a spawn context, whose frames the views cut) is a sample
+     * with no location: pprof's total stays the run's. */
     size_t nframes = 0, nsamples = 0;
     for (size_t s = 0; s < n; s++)
-        if (stacks[s].nframes) {
-            nframes += view_top_frame(&stacks[s]) + 1;
+        if (stacks[s].nframes || stacks[s].samples) {
+            nframes += stacks[s].nframes ? view_top_frame(&stacks[s]) + 1 : 0;
             nsamples++;
         }
     bool seconds = in->unit && strcmp(in->unit, "s") == 0;
@@ -136,16 +139,16 @@ int export_pprof(FILE *out, const struct view_input *in, const struct export_bla
     size_t next_loc = 0, next_label = 0, k = 0;
     for (size_t s = 0; s < n; s++) {
         const struct ppw_blame_stack *st = &stacks[s];
-        if (!st->nframes)
+        if (!st->nframes && !st->samples)
             continue;
         Sample *sm = &samples[k];
         perftools__profiles__sample__init(sm);
-        size_t top = view_top_frame(st);
+        size_t count = st->nframes ? view_top_frame(st) + 1 : 0;
         sm->location_id = &loc_ids[next_loc];
-        for (size_t f = 0; f <= top; f++) /* leaf first */
+        for (size_t f = 0; f < count; f++) /* leaf first */
             loc_ids[next_loc++] = location(&p, export_frame_index(&frames, st->frames[f].function),
                                            st->frames[f].line);
-        sm->n_location_id = top + 1;
+        sm->n_location_id = count;
         sm->value = &values[2 * k];
         sm->n_value = 2;
         values[2 * k] = (int64_t)st->samples;
