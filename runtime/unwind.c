@@ -46,11 +46,10 @@ static PPW_TLS bool walked_fast;
 int ppw_unwind_walk(uint64_t *frames, int max)
 {
     _Static_assert(sizeof(void *) == sizeof(uint64_t), "64-bit addresses");
-    uint32_t *slot = claim_walk_slot();
+    uint32_t *slot = ppw_unwind_enter();
     int n = unw_backtrace((void **)frames, max);
     walked_fast = true;
-    if (slot)
-        __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+    ppw_unwind_leave(slot);
     return n < 0 ? 0 : n;
 }
 
@@ -58,7 +57,7 @@ int ppw_unwind_walk_rarely(uint64_t *frames, int max)
 {
     if (walked_fast)
         return ppw_unwind_walk(frames, max);
-    uint32_t *slot = claim_walk_slot();
+    uint32_t *slot = ppw_unwind_enter();
     unw_context_t context;
     unw_cursor_t cursor;
     int n = 0;
@@ -72,8 +71,7 @@ int ppw_unwind_walk_rarely(uint64_t *frames, int max)
             frames[n++] = ip;
         }
     }
-    if (slot)
-        __atomic_store_n(slot, 0, __ATOMIC_RELEASE);
+    ppw_unwind_leave(slot);
     return n;
 }
 
